@@ -1,0 +1,209 @@
+import type { Effect, Layer } from "effect"
+import type { HttpMethod, ServeRequest } from "./http.js"
+import type { MaybePromise } from "./maybePromise.js"
+import type { ServeSchema } from "./schema.js"
+import type { ServeQueryEvent } from "./event.js"
+
+/** What an AuthStrategy resolves a caller to. `roles` and `scopes` drive the guards. */
+export interface ServeAuthContext {
+  readonly roles?: ReadonlyArray<string>
+  readonly scopes?: ReadonlyArray<string>
+  readonly tenantId?: string
+  readonly [key: string]: unknown
+}
+
+/** The public facts about one endpoint, as strategies, docs and `describe()` see them. */
+export interface EndpointInfo {
+  readonly key: string
+  readonly name: string
+  readonly path: string
+  readonly method: HttpMethod
+  readonly requiresAuth: boolean
+  readonly requiredRoles: ReadonlyArray<string>
+  readonly requiredScopes: ReadonlyArray<string>
+  readonly summary: string | undefined
+  readonly description: string | undefined
+  readonly tags: ReadonlyArray<string>
+  readonly cacheTtlMs: number | null
+  readonly custom: Readonly<Record<string, unknown>> | undefined
+}
+
+/** Resolves the caller from a request; `null` means "no credentials for me". Throwing means invalid credentials. */
+export type AuthStrategy<TAuth extends ServeAuthContext = ServeAuthContext> = (args: {
+  readonly request: ServeRequest
+  readonly endpoint: EndpointInfo
+}) => MaybePromise<TAuth | null>
+
+export type TenantMode = "manual" | "auto-inject"
+
+export interface TenantConfig<TAuth extends ServeAuthContext = ServeAuthContext> {
+  /** Tenant id of the caller; null/undefined means none. */
+  readonly extract: (auth: TAuth | null) => string | null | undefined
+  /** Column that auto-inject filters on. Default "tenant_id". */
+  readonly column?: string
+  /** "manual" (default): `ctx.tenantId` is set and the handler filters. "auto-inject": query builders are filtered for it. */
+  readonly mode?: TenantMode
+  /** Default true: a request without a tenant id is refused with 403. */
+  readonly required?: boolean
+}
+
+/** The `ctx` that middlewares and handlers receive. */
+export type ServeContext<TInput = unknown, TAuth extends ServeAuthContext = ServeAuthContext, TContext = {}> = {
+  readonly input: TInput
+  readonly auth: TAuth | null
+  readonly tenantId: string | null
+  readonly request: ServeRequest
+  readonly requestId: string
+  readonly endpoint: EndpointInfo
+  /** Per-request scratch space for middlewares. */
+  readonly locals: Record<string, unknown>
+  /** Aborts when the client disconnects or the request times out. */
+  readonly signal: AbortSignal
+  /** Overrides the endpoint's cache TTL for this response. */
+  setCacheTtl(ms: number | null): void
+  /** Adds a header to this response, success or error. */
+  setHeader(name: string, value: string): void
+} & TContext
+
+export type ServeMiddleware<TInput = unknown, TAuth extends ServeAuthContext = ServeAuthContext, TContext = {}> = (
+  ctx: ServeContext<TInput, TAuth, TContext>,
+  next: () => MaybePromise<unknown>
+) => MaybePromise<unknown>
+
+/** A handler result: a value, a promise, or an Effect whose services come from `config.layer`. */
+export type QueryResult<TOutput> = MaybePromise<TOutput> | Effect.Effect<TOutput, unknown, unknown>
+
+export type QueryResolver<TInput, TOutput, TCtx> = (args: { readonly input: TInput; readonly ctx: TCtx }) => QueryResult<TOutput>
+/** The legacy positional form; recognised by declaring two parameters. */
+export type LegacyQuery<TInput, TOutput, TCtx> = (input: TInput, ctx: TCtx) => QueryResult<TOutput>
+export interface RunnableQuery<TInput, TOutput, TCtx> {
+  readonly run: QueryResolver<TInput, TOutput, TCtx> | LegacyQuery<TInput, TOutput, TCtx>
+}
+
+export type ExecutableQuery<TInput = unknown, TOutput = unknown, TCtx = ServeContext<TInput>> =
+  | QueryResolver<TInput, TOutput, TCtx>
+  | LegacyQuery<TInput, TOutput, TCtx>
+  | RunnableQuery<TInput, TOutput, TCtx>
+
+/** Phantom record of the types a query exposes to callers: what they send and what they get back. */
+export interface QueryTypes<TCallerInput, TWireOutput> {
+  readonly input: TCallerInput
+  readonly output: TWireOutput
+}
+
+export interface ServeQueryConfig<
+  TInput = unknown,
+  TOutput = unknown,
+  TCallerInput = TInput,
+  TWireOutput = TOutput,
+  TAuth extends ServeAuthContext = ServeAuthContext,
+  TContext = {}
+> {
+  readonly query: ExecutableQuery<TInput, TOutput, ServeContext<TInput, TAuth, TContext>>
+  readonly method?: HttpMethod
+  readonly name?: string
+  readonly inputSchema?: ServeSchema
+  readonly outputSchema?: ServeSchema
+  readonly middlewares?: ReadonlyArray<ServeMiddleware<TInput, TAuth, TContext>>
+  /** Overrides the global strategies; `null` makes the endpoint public. */
+  readonly auth?: AuthStrategy<TAuth> | ReadonlyArray<AuthStrategy<TAuth>> | null
+  readonly requiresAuth?: boolean
+  readonly requiredRoles?: ReadonlyArray<string>
+  readonly requiredScopes?: ReadonlyArray<string>
+  /** Overrides the global tenant config; `false` opts out. */
+  readonly tenant?: TenantConfig<TAuth> | false
+  readonly cacheTtlMs?: number | null
+  readonly summary?: string
+  readonly description?: string
+  readonly tags?: ReadonlyArray<string>
+  readonly custom?: Readonly<Record<string, unknown>>
+  /** Carries the caller-facing types for `execute` and the typed client; never set at runtime. */
+  readonly "~types"?: QueryTypes<TCallerInput, TWireOutput>
+}
+
+/** Any query definition, whatever its types. */
+export type AnyQueryConfig = ServeQueryConfig<never, unknown, unknown, unknown, never, never>
+
+/** A bare function entry is wrapped in a default configuration. */
+export type ServeQueryEntry = AnyQueryConfig | QueryResolver<never, unknown, never> | LegacyQuery<never, unknown, never>
+export type ServeQueriesMap = Readonly<Record<string, ServeQueryEntry>>
+
+export type ServeContextFactory<TContext, TAuth extends ServeAuthContext = ServeAuthContext> =
+  | TContext
+  | ((args: { readonly request: ServeRequest; readonly auth: TAuth | null }) => MaybePromise<TContext>)
+
+export interface ServeLifecycleHooks {
+  readonly onRequestStart?: (event: {
+    readonly requestId: string
+    readonly queryKey: string
+    readonly method: string
+    readonly path: string
+    readonly request: ServeRequest
+  }) => void
+  readonly onRequestEnd?: (event: {
+    readonly requestId: string
+    readonly queryKey: string
+    readonly durationMs: number
+    readonly status: number
+    readonly result: unknown
+  }) => void
+  readonly onError?: (event: {
+    readonly error: unknown
+    readonly queryKey: string
+    readonly requestId: string
+    readonly durationMs: number
+  }) => void
+  readonly onAuthFailure?: (event: {
+    readonly requestId: string
+    readonly queryKey: string
+    readonly reason: string
+    readonly request: ServeRequest
+  }) => void
+}
+
+export interface DocsOptions {
+  readonly enabled?: boolean
+  readonly path?: string
+  readonly title?: string
+}
+
+export interface OpenApiOptions {
+  readonly enabled?: boolean
+  readonly path?: string
+  readonly info?: { readonly title?: string; readonly version?: string; readonly description?: string }
+  /** Variant shape: the document version directly on the options. */
+  readonly version?: string
+  readonly title?: string
+}
+
+export interface CorsOptions {
+  readonly origin?: string | ReadonlyArray<string> | ((origin: string) => boolean)
+  readonly methods?: ReadonlyArray<string>
+  readonly allowedHeaders?: ReadonlyArray<string>
+  readonly exposedHeaders?: ReadonlyArray<string>
+  readonly credentials?: boolean
+  readonly maxAge?: number
+}
+
+export type QueryLoggingOption = boolean | "json" | ((event: ServeQueryEvent) => void)
+
+export interface ServeConfig<
+  TQueries extends ServeQueriesMap = ServeQueriesMap,
+  TAuth extends ServeAuthContext = ServeAuthContext,
+  TContext = {}
+> {
+  readonly queries: TQueries
+  readonly basePath?: string
+  readonly middlewares?: ReadonlyArray<ServeMiddleware<unknown, TAuth, TContext>>
+  readonly auth?: AuthStrategy<TAuth> | ReadonlyArray<AuthStrategy<TAuth>>
+  readonly tenant?: TenantConfig<TAuth>
+  readonly docs?: DocsOptions
+  readonly openapi?: OpenApiOptions
+  readonly context?: ServeContextFactory<TContext, TAuth>
+  readonly hooks?: ServeLifecycleHooks
+  readonly queryLogging?: QueryLoggingOption
+  readonly slowQueryThreshold?: number
+  readonly cors?: true | CorsOptions
+  /** Services for handlers that return an Effect. */
+  readonly layer?: Layer.Layer<never, unknown, never>
+}

@@ -1,0 +1,68 @@
+import type { MaybePromise } from "./maybePromise.js"
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS"
+
+export const HTTP_METHODS: ReadonlyArray<HttpMethod> = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+
+export type HeaderValue = string | ReadonlyArray<string> | undefined
+export type HeaderMap = Readonly<Record<string, HeaderValue>>
+export type QueryParams = Record<string, string | Array<string>>
+
+/** A transport-neutral request: what every adapter translates its native request into. */
+export interface ServeRequest {
+  readonly method: string
+  /** Path without the query string, e.g. `/api/analytics/revenue`. */
+  readonly path: string
+  /** Parsed query string; repeated keys are arrays. */
+  readonly query?: QueryParams
+  /** Header names in any case: read them with `getHeader`. */
+  readonly headers?: HeaderMap
+  /** Raw text or bytes from a transport, or an already parsed value from an in-process caller. */
+  readonly body?: unknown
+  /** Socket address of the peer, when the transport knows it. */
+  readonly remoteAddress?: string
+  /** Aborts when the client goes away or the request times out. */
+  readonly signal?: AbortSignal
+  /** The native request object of the adapter, for escape hatches. */
+  readonly raw?: unknown
+}
+
+/** A transport-neutral response; `body` is already serialized. */
+export interface ServeResponse {
+  readonly status: number
+  readonly headers: Record<string, string>
+  readonly body: string | null
+}
+
+/** Returns a copy of `headers` with lower-case names; array values are kept. */
+export const normalizeHeaderMap = (headers: HeaderMap | undefined): Record<string, string | ReadonlyArray<string>> => {
+  const normalized: Record<string, string | ReadonlyArray<string>> = {}
+  if (headers === undefined) return normalized
+  for (const name of Object.keys(headers)) {
+    const value = headers[name]
+    if (value !== undefined) normalized[name.toLowerCase()] = value
+  }
+  return normalized
+}
+
+/** Case-insensitive header read; an array value yields its first entry. */
+export const getHeader = (request: Pick<ServeRequest, "headers">, name: string): string | undefined => {
+  const headers = request.headers
+  if (headers === undefined) return undefined
+  const lower = name.toLowerCase()
+  // Node and fetch adapters already hand over lower-case names: try the fast exact read first.
+  let value = headers[lower]
+  if (value === undefined) {
+    for (const key of Object.keys(headers)) {
+      if (key.toLowerCase() === lower) {
+        value = headers[key]
+        break
+      }
+    }
+  }
+  if (value === undefined) return undefined
+  return typeof value === "string" ? value : value[0]
+}
+
+/** The low-level handler every adapter drives. Synchronous when every stage of the request was. */
+export type ServeHandler = (request: ServeRequest) => MaybePromise<ServeResponse>

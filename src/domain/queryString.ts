@@ -1,0 +1,40 @@
+import type { QueryParams } from "./http.js"
+
+const decode = (text: string): string => {
+  const spaced = text.includes("+") ? text.replace(/\+/g, " ") : text
+  if (!spaced.includes("%")) return spaced
+  try {
+    return decodeURIComponent(spaced)
+  } catch {
+    // Malformed percent-encoding is kept verbatim; validation decides whether the value is acceptable.
+    return spaced
+  }
+}
+
+/**
+ * Parses `a=1&b=2&b=3` into `{ a: "1", b: ["2", "3"] }`.
+ * The result has no prototype, so `__proto__` or `constructor` keys are plain data.
+ */
+export const parseQueryString = (search: string): QueryParams => {
+  const params: QueryParams = Object.create(null)
+  if (search.length === 0) return params
+  for (const pair of search.split("&")) {
+    if (pair.length === 0) continue
+    const eq = pair.indexOf("=")
+    const key = decode(eq === -1 ? pair : pair.slice(0, eq))
+    const value = eq === -1 ? "" : decode(pair.slice(eq + 1))
+    const existing = params[key]
+    if (existing === undefined) params[key] = value
+    else if (typeof existing === "string") params[key] = [existing, value]
+    else existing.push(value)
+  }
+  return params
+}
+
+/** Splits a request target into its path and parsed query. */
+export const splitUrl = (url: string): { readonly path: string; readonly query: QueryParams } => {
+  const q = url.indexOf("?")
+  return q === -1
+    ? { path: url, query: Object.create(null) as QueryParams }
+    : { path: url.slice(0, q), query: parseQueryString(url.slice(q + 1)) }
+}

@@ -1,0 +1,128 @@
+import { Cause, Layer, ManagedRuntime, Runtime } from "effect"
+import type {
+  AnyQueryConfig,
+  AuthStrategy,
+  EndpointInfo,
+  ServeAuthContext,
+  ServeConfig,
+  ServeMiddleware,
+  ServeQueriesMap
+} from "../domain/config.js"
+import { joinPath, normalizeConfig } from "../domain/definition.js"
+import type { HttpMethod, ServeHandler, ServeRequest } from "../domain/http.js"
+import type { MaybePromise } from "../domain/maybePromise.js"
+import { makeServeLayer } from "../layers/serveLayer.js"
+import { Pipeline, type PipelineService } from "../services/Pipeline.js"
+import { makeQueryLogger, QueryLogger, type ServeQueryLogger } from "../services/QueryLogger.js"
+import { attachConfiguredLogging } from "./logging.js"
+import type { QueryInput, QueryOutput } from "./types.js"
+import { startNodeServer, type NodeServerOptions, type RunningServer } from "../adapters/nodeServer.js"
+
+export interface ExecuteOptions<TInput = unknown> {
+  readonly input?: TInput
+  /** Merged into `ctx`; an `auth` entry is taken as the authenticated caller (strategies are skipped). */
+  readonly context?: Readonly<Record<string, unknown>>
+  /** Headers and other request fields the strategies and handler should see. */
+  readonly request?: Partial<ServeRequest>
+}
+
+export interface RouteOptions {
+  readonly method?: HttpMethod
+}
+
+/** What `describe()` reports for one route. */
+export interface EndpointDescription extends EndpointInfo {
+  readonly routePath: string
+  readonly routeMethod: HttpMethod
+}
+
+export interface ServeBuilder<TQueries extends ServeQueriesMap = ServeQueriesMap> {
+  readonly queries: TQueries
+  readonly basePath: string
+  /** Adds `basePath + path` with `options.method` (default: the endpoint's) as another route to an endpoint. */
+  route(path: string, endpoint: (keyof TQueries & string) | AnyQueryConfig, options?: RouteOptions): ServeBuilder<TQueries>
+  use(middleware: ServeMiddleware): ServeBuilder<TQueries>
+  useAuth(strategy: AuthStrategy): ServeBuilder<TQueries>
+  execute<K extends keyof TQueries & string>(key: K, options?: ExecuteOptions<QueryInput<TQueries[K]>>): Promise<QueryOutput<TQueries[K]>>
+  run<K extends keyof TQueries & string>(key: K, options?: ExecuteOptions<QueryInput<TQueries[K]>>): Promise<QueryOutput<TQueries[K]>>
+  describe(): ReadonlyArray<EndpointDescription>
+  readonly queryLogger: ServeQueryLogger
+  readonly handler: ServeHandler
+  start(options?: NodeServerOptions): Promise<RunningServer>
+  /** The Effect runtime handlers run on; for Effect users. */
+  readonly runtime: ManagedRuntime.ManagedRuntime<Pipeline | QueryLogger, unknown>
+  /** Releases the runtime's resources (services of `config.layer`). */
+  dispose(): Promise<void>
+}
+
+/** Builds the pipeline synchronously when the layer allows it; an async `config.layer` is awaited on first use. */
+const acquirePipeline = (
+  runtime: ManagedRuntime.ManagedRuntime<Pipeline, unknown>
+): PipelineService | Promise<PipelineService> => {
+  const exit = runtime.runSyncExit(Pipeline)
+  if (exit._tag === "Success") return exit.value
+  const defect = Cause.squash(exit.cause)
+  if (Runtime.isAsyncFiberException(defect)) return runtime.runPromise(Pipeline)
+  throw defect
+}
+
+export const defineServe = <
+  const TQueries extends ServeQueriesMap,
+  TAuth extends ServeAuthContext = ServeAuthContext,
+  TContext = {}
+>(config: ServeConfig<TQueries, TAuth, TContext>): ServeBuilder<TQueries> => {
+  const definition = normalizeConfig(config as unknown as ServeConfig<ServeQueriesMap, never, never>)
+  const logger = makeQueryLogger()
+  attachConfiguredLogging(logger, config.queryLogging, config.slowQueryThreshold)
+  const userLayer = Layer.merge(Layer.succeed(QueryLogger, logger), config.layer ?? Layer.empty)
+  const runtime = ManagedRuntime.make(makeServeLayer(definition, () => [], userLayer))
+  let pipeline = acquirePipeline(runtime)
+  if (pipeline instanceof Promise) void pipeline.then((ready) => (pipeline = ready))
+  const withPipeline = <A>(f: (p: PipelineService) => MaybePromise<A>): MaybePromise<A> =>
+    pipeline instanceof Promise ? pipeline.then(f) : f(pipeline)
+
+  const keyOf = (endpoint: string | AnyQueryConfig): string => {
+    if (typeof endpoint === "string") return endpoint
+    for (const [key, candidate] of definition.queries) if (candidate === endpoint) return key
+    throw new Error("route(): the endpoint is not one of this API's queries")
+  }
+  const changed = () => void withPipeline((p) => p.refresh())
+
+  const execute = <K extends keyof TQueries & string>(key: K, options?: ExecuteOptions<QueryInput<TQueries[K]>>) =>
+    Promise.resolve(withPipeline((p) => p.execute(key, options))) as Promise<QueryOutput<TQueries[K]>>
+
+  const builder: ServeBuilder<TQueries> = {
+    queries: config.queries,
+    basePath: definition.basePath,
+    route(path, endpoint, options) {
+      const key = keyOf(endpoint)
+      const query = definition.queries.get(key)
+      if (query === undefined) throw new Error(`route(): no query named "${key}"`)
+      definition.routes.push({ key, path: joinPath(definition.basePath, path), method: options?.method ?? query.method ?? "GET" })
+      changed()
+      return builder
+    },
+    use(middleware) {
+      definition.middlewares.push(middleware)
+      changed()
+      return builder
+    },
+    useAuth(strategy) {
+      definition.strategies.push(strategy)
+      changed()
+      return builder
+    },
+    execute,
+    run: execute,
+    describe: () => {
+      if (pipeline instanceof Promise) throw new Error("describe(): the runtime is still starting; await builder.runtime first")
+      return pipeline.routes().map((route) => ({ ...route.endpoint.info, routePath: route.path, routeMethod: route.method }))
+    },
+    queryLogger: logger,
+    handler: (request) => withPipeline((p) => p.handle(request)),
+    start: (options) => startNodeServer(builder.handler, options),
+    runtime,
+    dispose: () => runtime.dispose()
+  }
+  return builder
+}

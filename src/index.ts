@@ -1,0 +1,77 @@
+/**
+ * queryserve: named queries as typed, multi-tenant HTTP endpoints.
+ * This module is the promise facade; the Effect services and layers are exported for Effect users.
+ */
+export { defineServe } from "./facade/defineServe.js"
+export type { EndpointDescription, ExecuteOptions, RouteOptions, ServeBuilder } from "./facade/defineServe.js"
+export { initServe } from "./facade/initServe.js"
+export type { InitServeOptions, ServeInit } from "./facade/initServe.js"
+export type { ProcedureBuilder } from "./facade/procedure.js"
+export type { QueryInput, QueryOutput } from "./facade/types.js"
+
+export type {
+  AnyQueryConfig,
+  AuthStrategy,
+  CorsOptions,
+  DocsOptions,
+  EndpointInfo,
+  ExecutableQuery,
+  LegacyQuery,
+  OpenApiOptions,
+  QueryLoggingOption,
+  QueryResolver,
+  RunnableQuery,
+  ServeAuthContext,
+  ServeConfig,
+  ServeContext,
+  ServeContextFactory,
+  ServeLifecycleHooks,
+  ServeMiddleware,
+  ServeQueriesMap,
+  ServeQueryConfig,
+  ServeQueryEntry,
+  TenantConfig,
+  TenantMode
+} from "./domain/config.js"
+export type { ErrorEnvelope } from "./domain/envelope.js"
+export { toErrorResponse } from "./domain/envelope.js"
+export {
+  DatabaseUnreachable,
+  Forbidden,
+  GatewayTimeout,
+  InternalError,
+  NotFound,
+  PayloadTooLarge,
+  QueryFailure,
+  RateLimited,
+  ServeHttpError,
+  ServiceUnavailable,
+  Unauthorized,
+  ValidationError
+} from "./domain/errors.js"
+export type { ErrorType, ServeError, ServeHttpErrorOptions, ValidationIssue } from "./domain/errors.js"
+export type { ServeQueryEvent } from "./domain/event.js"
+export { formatQueryEvent, formatQueryEventJSON } from "./domain/event.js"
+export { getHeader, normalizeHeaderMap } from "./domain/http.js"
+export type { HttpMethod, ServeHandler, ServeRequest, ServeResponse } from "./domain/http.js"
+export type { SchemaInput, SchemaOutput, ServeSchema } from "./domain/schema.js"
+
+export { requireAuthMiddleware, requireRoleMiddleware, requireScopeMiddleware } from "./pipeline/guardMiddlewares.js"
+
+export { Authenticator } from "./services/Authenticator.js"
+export type { AuthenticatorService } from "./services/Authenticator.js"
+export { Pipeline } from "./services/Pipeline.js"
+export type { PipelineService } from "./services/Pipeline.js"
+export { QueryLogger } from "./services/QueryLogger.js"
+export type { ServeQueryLogger } from "./services/QueryLogger.js"
+export { RateLimitStore } from "./services/RateLimitStore.js"
+export type { RateLimitStoreService } from "./services/RateLimitStore.js"
+export { TenantIsolation } from "./services/TenantIsolation.js"
+export type { TenantIsolationService } from "./services/TenantIsolation.js"
+export { defaultServicesLayer, pipelineLayer } from "./layers/serveLayer.js"
+
+export { createNodeHandler } from "./adapters/node.js"
+export type { NodeHandlerOptions } from "./adapters/node.js"
+export { startNodeServer } from "./adapters/nodeServer.js"
+export type { NodeServerOptions, RunningServer } from "./adapters/nodeServer.js"
+export { createFetchHandler } from "./adapters/fetch.js"

@@ -1,0 +1,57 @@
+import type { EndpointInfo, ServeAuthContext, ServeContext } from "../domain/config.js"
+import type { ServeRequest } from "../domain/http.js"
+
+const RESERVED = new Set([
+  "input", "auth", "tenantId", "request", "requestId", "endpoint", "locals", "signal", "setCacheTtl", "setHeader"
+])
+
+const NEVER_ABORTED = new AbortController().signal
+
+/**
+ * The per-request `ctx`. A class keeps its shape stable for the engine; `locals` and response
+ * headers are created only when first used.
+ */
+export class RequestContext {
+  input: unknown = undefined
+  tenantId: string | null = null
+  /** Set by `setCacheTtl`; `undefined` means "use the endpoint's TTL". */
+  cacheTtlOverride: number | null | undefined = undefined
+  responseHeaders: Record<string, string> | undefined = undefined
+  private localValues: Record<string, unknown> | undefined = undefined
+
+  constructor(
+    readonly request: ServeRequest,
+    readonly requestId: string,
+    readonly endpoint: EndpointInfo,
+    public auth: ServeAuthContext | null
+  ) {}
+
+  get locals(): Record<string, unknown> {
+    return (this.localValues ??= {})
+  }
+
+  get signal(): AbortSignal {
+    return this.request.signal ?? NEVER_ABORTED
+  }
+
+  setCacheTtl(ms: number | null): void {
+    this.cacheTtlOverride = ms
+  }
+
+  setHeader(name: string, value: string): void {
+    ;(this.responseHeaders ??= {})[name.toLowerCase()] = value
+  }
+
+  /** Merges the context factory's values; the built-in fields cannot be overwritten. */
+  assign(values: Readonly<Record<string, unknown>>): void {
+    const target = this as unknown as Record<string, unknown>
+    for (const key of Object.keys(values)) {
+      if (!RESERVED.has(key)) target[key] = values[key]
+    }
+  }
+
+  /** The handler-facing view: the class already has every ServeContext member. */
+  asServeContext(): ServeContext {
+    return this as unknown as ServeContext
+  }
+}

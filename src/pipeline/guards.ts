@@ -1,0 +1,37 @@
+import type { ServeAuthContext } from "../domain/config.js"
+import { Forbidden, Unauthorized } from "../domain/errors.js"
+
+/** requireAuth: a caller must have been resolved. */
+export const assertAuthenticated = (auth: ServeAuthContext | null): ServeAuthContext => {
+  if (auth === null) throw new Unauthorized({ message: "Authentication required", reason: "missing_credentials" })
+  return auth
+}
+
+/** The caller needs at least one of `roles`. */
+export const assertAnyRole = (auth: ServeAuthContext | null, roles: ReadonlyArray<string>): void => {
+  const granted = assertAuthenticated(auth).roles ?? []
+  if (!roles.some((role) => granted.includes(role))) {
+    throw new Forbidden({ message: `Requires one of the roles: ${roles.join(", ")}`, reason: "missing_role", required: roles })
+  }
+}
+
+/** The caller needs every one of `scopes`. */
+export const assertAllScopes = (auth: ServeAuthContext | null, scopes: ReadonlyArray<string>): void => {
+  const granted = assertAuthenticated(auth).scopes ?? []
+  if (!scopes.every((scope) => granted.includes(scope))) {
+    throw new Forbidden({ message: `Requires the scopes: ${scopes.join(", ")}`, reason: "missing_scope", required: scopes })
+  }
+}
+
+export interface GuardPlan {
+  readonly requiresAuth: boolean
+  readonly requiredRoles: ReadonlyArray<string>
+  readonly requiredScopes: ReadonlyArray<string>
+}
+
+/** SPEC order: requireAuth, then roles (OR), then scopes (AND). */
+export const runGuards = (plan: GuardPlan, auth: ServeAuthContext | null): void => {
+  if (plan.requiresAuth) assertAuthenticated(auth)
+  if (plan.requiredRoles.length > 0) assertAnyRole(auth, plan.requiredRoles)
+  if (plan.requiredScopes.length > 0) assertAllScopes(auth, plan.requiredScopes)
+}

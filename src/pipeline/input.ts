@@ -1,0 +1,48 @@
+import type { HttpMethod, QueryParams, ServeRequest } from "../domain/http.js"
+import { getHeader } from "../domain/http.js"
+import { ValidationError } from "../domain/errors.js"
+import { parseQueryString } from "../domain/queryString.js"
+
+const dropPrototypeKeys = (key: string, value: unknown): unknown => (key === "__proto__" ? undefined : value)
+
+const parseJson = (text: string): unknown => {
+  try {
+    // The reviver is slow; only pay for it when a body could smuggle a prototype key.
+    return text.includes("__proto__") ? JSON.parse(text, dropPrototypeKeys) : JSON.parse(text)
+  } catch (error) {
+    throw new ValidationError({
+      message: "Request body is not valid JSON",
+      issues: [{ path: ["body"], message: error instanceof Error ? error.message : "Malformed JSON" }]
+    })
+  }
+}
+
+const decoder = new TextDecoder()
+const bodyText = (body: unknown): string | undefined => {
+  if (typeof body === "string") return body
+  if (body instanceof Uint8Array) return decoder.decode(body)
+  return undefined
+}
+
+const emptyQuery = (): QueryParams => Object.create(null) as QueryParams
+
+/**
+ * Where an endpoint's input comes from: the query string for GET/HEAD/DELETE, the body otherwise
+ * (JSON or form-encoded; an empty body falls back to the query string).
+ */
+export const readInput = (method: HttpMethod, request: ServeRequest): unknown => {
+  if (method === "GET" || method === "HEAD" || method === "DELETE") return request.query ?? emptyQuery()
+  const body = request.body
+  const text = bodyText(body)
+  if (text === undefined) return body === undefined || body === null ? request.query ?? emptyQuery() : body
+  if (text.trim().length === 0) return request.query ?? emptyQuery()
+  const contentType = getHeader(request, "content-type")?.toLowerCase()
+  if (contentType === undefined || contentType.startsWith("application/json") || contentType.includes("+json")) {
+    return parseJson(text)
+  }
+  if (contentType.startsWith("application/x-www-form-urlencoded")) return parseQueryString(text)
+  throw new ValidationError({
+    message: `Unsupported content type "${contentType}": send application/json or application/x-www-form-urlencoded`,
+    issues: [{ path: ["body"], message: "Unsupported content type" }]
+  })
+}

@@ -1,0 +1,127 @@
+import type { EndpointInfo, ServeLifecycleHooks } from "../domain/config.js"
+import type { ServeError } from "../domain/errors.js"
+import type { ServeQueryEvent } from "../domain/event.js"
+import type { ServeRequest } from "../domain/http.js"
+import type { ServeQueryLogger } from "../services/QueryLogger.js"
+
+/** The facts of one endpoint execution that events and hooks report. */
+export interface ExecutionRecord {
+  readonly requestId: string
+  readonly endpoint: EndpointInfo
+  readonly method: string
+  readonly path: string
+  readonly request: ServeRequest
+  readonly startTime: number
+  readonly startedAt: number
+}
+
+/** The thrown value behind a classified error, for onError and log events. */
+export const rawCause = (error: ServeError): unknown =>
+  error._tag === "InternalError" || error._tag === "DatabaseUnreachable" ? error.cause ?? error : error
+
+const asError = (value: unknown): Error => (value instanceof Error ? value : new Error(String(value)))
+
+const callHook = <A>(name: string, hook: ((arg: A) => void) | undefined, arg: A): void => {
+  if (hook === undefined) return
+  try {
+    hook(arg)
+  } catch (error) {
+    // A throwing hook is reported and never changes the response.
+    console.error(`[queryserve] ${name} hook threw`, error)
+  }
+}
+
+/**
+ * Emits started/completed/error events and calls the lifecycle hooks. When nothing listens
+ * (`observed()` false) the pipeline skips it entirely: no clock reads, no event objects.
+ */
+export class Lifecycle {
+  private readonly hasHooks: boolean
+
+  constructor(private readonly logger: ServeQueryLogger, private readonly hooks: ServeLifecycleHooks) {
+    this.hasHooks = Object.values(hooks).some((hook) => hook !== undefined)
+  }
+
+  observed(): boolean {
+    return this.hasHooks || this.logger.listenerCount > 0
+  }
+
+  started(record: ExecutionRecord): void {
+    callHook("onRequestStart", this.hooks.onRequestStart, {
+      requestId: record.requestId,
+      queryKey: record.endpoint.key,
+      method: record.method,
+      path: record.path,
+      request: record.request
+    })
+    if (this.logger.listenerCount > 0) {
+      this.logger.emit({
+        requestId: record.requestId,
+        endpointKey: record.endpoint.key,
+        path: record.path,
+        method: record.method,
+        status: "started",
+        startTime: record.startTime
+      })
+    }
+  }
+
+  completed(record: ExecutionRecord, input: unknown, status: number, result: unknown): void {
+    const durationMs = performance.now() - record.startedAt
+    callHook("onRequestEnd", this.hooks.onRequestEnd, {
+      requestId: record.requestId,
+      queryKey: record.endpoint.key,
+      durationMs,
+      status,
+      result
+    })
+    if (this.logger.listenerCount > 0) this.logger.emit(this.finalEvent(record, "completed", durationMs, input, status, { result }))
+  }
+
+  failed(record: ExecutionRecord, input: unknown, status: number, error: ServeError): void {
+    const durationMs = performance.now() - record.startedAt
+    const raw = rawCause(error)
+    if (error._tag === "Unauthorized") {
+      callHook("onAuthFailure", this.hooks.onAuthFailure, {
+        requestId: record.requestId,
+        queryKey: record.endpoint.key,
+        reason: error.reason,
+        request: record.request
+      })
+    }
+    callHook("onError", this.hooks.onError, { error: raw, queryKey: record.endpoint.key, requestId: record.requestId, durationMs })
+    callHook("onRequestEnd", this.hooks.onRequestEnd, {
+      requestId: record.requestId,
+      queryKey: record.endpoint.key,
+      durationMs,
+      status,
+      result: undefined
+    })
+    if (this.logger.listenerCount > 0) {
+      this.logger.emit(this.finalEvent(record, "error", durationMs, input, status, { error: asError(raw) }))
+    }
+  }
+
+  private finalEvent(
+    record: ExecutionRecord,
+    status: "completed" | "error",
+    durationMs: number,
+    input: unknown,
+    responseStatus: number,
+    outcome: Pick<ServeQueryEvent, "result" | "error">
+  ): ServeQueryEvent {
+    return {
+      requestId: record.requestId,
+      endpointKey: record.endpoint.key,
+      path: record.path,
+      method: record.method,
+      status,
+      startTime: record.startTime,
+      endTime: record.startTime + durationMs,
+      durationMs,
+      input,
+      responseStatus,
+      ...outcome
+    }
+  }
+}

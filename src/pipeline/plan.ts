@@ -1,0 +1,88 @@
+import type { AnyQueryConfig, AuthStrategy, EndpointInfo, ServeMiddleware, TenantConfig } from "../domain/config.js"
+import type { ServeDefinition } from "../domain/definition.js"
+import { joinPath } from "../domain/definition.js"
+import type { HttpMethod } from "../domain/http.js"
+import { type CompiledSchema, compileSchema } from "../domain/schema.js"
+import type { GuardPlan } from "./guards.js"
+import { type Invoker, toInvoker } from "./invoke.js"
+
+/** Everything a request to one endpoint needs, computed once at define time. */
+export interface EndpointPlan extends GuardPlan {
+  readonly info: EndpointInfo
+  readonly config: AnyQueryConfig
+  /** Endpoint strategies first, then the global ones; empty on public endpoints. */
+  readonly strategies: ReadonlyArray<AuthStrategy>
+  readonly tenant: TenantConfig | undefined
+  readonly input: CompiledSchema
+  readonly output: CompiledSchema
+  readonly middlewares: ReadonlyArray<ServeMiddleware>
+  readonly invoke: Invoker
+}
+
+const toList = <A>(value: A | ReadonlyArray<A> | null | undefined): ReadonlyArray<A> =>
+  value === undefined || value === null ? [] : Array.isArray(value) ? (value as ReadonlyArray<A>) : [value as A]
+
+export const compileEndpoint = (definition: ServeDefinition, key: string, config: AnyQueryConfig): EndpointPlan => {
+  const isPublic = config.auth === null || config.requiresAuth === false
+  const ownStrategies = toList(config.auth as AuthStrategy | ReadonlyArray<AuthStrategy> | null | undefined)
+  const strategies = isPublic ? [] : [...ownStrategies, ...definition.strategies]
+  const requiredRoles = config.requiredRoles ?? []
+  const requiredScopes = config.requiredScopes ?? []
+  const requiresAuth = config.requiresAuth ??
+    (!isPublic && (strategies.length > 0 || requiredRoles.length > 0 || requiredScopes.length > 0))
+  // A public endpoint has no caller to take a tenant from: it keeps only a tenant config of its own.
+  const tenant = config.tenant === false
+    ? undefined
+    : (config.tenant as TenantConfig | undefined) ?? (isPublic ? undefined : definition.tenant)
+  const info: EndpointInfo = {
+    key,
+    name: config.name ?? key,
+    path: joinPath(definition.basePath, key),
+    method: config.method ?? "GET",
+    requiresAuth,
+    requiredRoles,
+    requiredScopes,
+    summary: config.summary,
+    description: config.description,
+    tags: config.tags ?? [],
+    cacheTtlMs: config.cacheTtlMs ?? null,
+    custom: config.custom
+  }
+  return {
+    info,
+    config,
+    strategies,
+    requiresAuth,
+    requiredRoles,
+    requiredScopes,
+    tenant,
+    input: compileSchema(config.inputSchema),
+    output: compileSchema(config.outputSchema),
+    middlewares: [...definition.middlewares, ...((config.middlewares ?? []) as ReadonlyArray<ServeMiddleware>)],
+    invoke: toInvoker(config.query)
+  }
+}
+
+/** One route: the endpoint's own, or an extra one added with `builder.route`. */
+export interface RoutePlan {
+  readonly method: HttpMethod
+  readonly path: string
+  readonly endpoint: EndpointPlan
+}
+
+export const compileRoutes = (definition: ServeDefinition): ReadonlyArray<RoutePlan> => {
+  const plans = new Map<string, EndpointPlan>()
+  for (const [key, config] of definition.queries) plans.set(key, compileEndpoint(definition, key, config))
+  const routes: Array<RoutePlan> = []
+  for (const endpoint of plans.values()) {
+    routes.push({ method: endpoint.info.method, path: endpoint.info.path, endpoint })
+  }
+  for (const route of definition.routes) {
+    const endpoint = plans.get(route.key)
+    if (endpoint === undefined) throw new Error(`route(): no query named "${route.key}"`)
+    routes.push({ method: route.method, path: route.path, endpoint })
+  }
+  return routes
+}
+
+export type { HttpMethod }

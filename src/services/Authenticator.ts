@@ -1,0 +1,54 @@
+import { Context, Layer } from "effect"
+import type { AuthStrategy, EndpointInfo, ServeAuthContext } from "../domain/config.js"
+import { Unauthorized, isServeError } from "../domain/errors.js"
+import type { ServeRequest } from "../domain/http.js"
+import { type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
+
+export interface AuthenticatorService {
+  /**
+   * Runs `strategies` in order; the first non-null caller wins. Resolves null when none found
+   * credentials (the guards decide whether that is allowed). A strategy that throws means the
+   * credentials were invalid.
+   */
+  authenticate(
+    strategies: ReadonlyArray<AuthStrategy>,
+    request: ServeRequest,
+    endpoint: EndpointInfo
+  ): MaybePromise<ServeAuthContext | null>
+}
+
+const invalidCredentials = (error: unknown): never => {
+  if (isServeError(error)) throw error
+  throw new Unauthorized({ message: "Invalid credentials", reason: "invalid_credentials" })
+}
+
+const runFrom = (
+  strategies: ReadonlyArray<AuthStrategy>,
+  index: number,
+  args: Parameters<AuthStrategy>[0]
+): MaybePromise<ServeAuthContext | null> => {
+  for (let i = index; i < strategies.length; i++) {
+    let result: MaybePromise<ServeAuthContext | null>
+    try {
+      result = strategies[i]!(args)
+    } catch (error) {
+      return invalidCredentials(error)
+    }
+    if (isPromiseLike(result)) {
+      const next = i + 1
+      return Promise.resolve(result).then((caller) => caller ?? runFrom(strategies, next, args), invalidCredentials)
+    }
+    if (result !== null && result !== undefined) return result as ServeAuthContext
+  }
+  return null
+}
+
+export const strategyChain: AuthenticatorService = {
+  authenticate: (strategies, request, endpoint) =>
+    strategies.length === 0 ? null : runFrom(strategies, 0, { request, endpoint })
+}
+
+export class Authenticator extends Context.Tag("queryserve/Authenticator")<Authenticator, AuthenticatorService>() {
+  /** Runs the configured strategies in order. */
+  static readonly layer: Layer.Layer<Authenticator> = Layer.succeed(Authenticator, strategyChain)
+}

@@ -1,0 +1,319 @@
+import { Context, Effect, Layer, type Runtime } from "effect"
+import type { EndpointInfo, ServeAuthContext } from "../domain/config.js"
+import type { ServeDefinition } from "../domain/definition.js"
+import { toErrorResponse } from "../domain/envelope.js"
+import { NotFound, type ServeError, ServeHttpError, toServeError } from "../domain/errors.js"
+import { getHeader, type ServeRequest, type ServeResponse } from "../domain/http.js"
+import { type MaybePromise, andThen, isPromiseLike } from "../domain/maybePromise.js"
+import { RequestContext } from "../pipeline/context.js"
+import { compileCors, type CorsPlan } from "../pipeline/cors.js"
+import { runGuards } from "../pipeline/guards.js"
+import { readInput } from "../pipeline/input.js"
+import { type EffectRunner, makeEffectRunner, settle } from "../pipeline/invoke.js"
+import { type ExecutionRecord, Lifecycle } from "../pipeline/lifecycle.js"
+import { composeMiddlewares, type ContextHandler } from "../pipeline/middleware.js"
+import { cacheControl, serializeJson } from "../pipeline/output.js"
+import { compileRoutes, type EndpointPlan, type RoutePlan } from "../pipeline/plan.js"
+import { resolveRequestId } from "../pipeline/requestId.js"
+import { normalizePath, Router } from "../pipeline/router.js"
+import { Authenticator, type AuthenticatorService } from "./Authenticator.js"
+import { QueryLogger, type ServeQueryLogger } from "./QueryLogger.js"
+import { TenantIsolation, type TenantIsolationService } from "./TenantIsolation.js"
+
+/** A route that is not an endpoint (docs page, OpenAPI document, static assets). */
+export interface StaticRoute {
+  readonly method: "GET"
+  readonly path: string
+  readonly respond: (request: ServeRequest) => MaybePromise<Omit<ServeResponse, "headers"> & { readonly headers?: Record<string, string> }>
+}
+
+export interface ExecuteOptions {
+  readonly input?: unknown
+  /** Merged into `ctx`; an `auth` here is taken as the authenticated caller and strategies are skipped. */
+  readonly context?: Readonly<Record<string, unknown>>
+  readonly request?: Partial<ServeRequest>
+}
+
+/** The outcome of one endpoint execution, before it is turned into a response or a thrown error. */
+type Settled =
+  | { readonly ok: true; readonly value: unknown; readonly ctx: RequestContext; readonly plan: EndpointPlan }
+  | { readonly ok: false; readonly error: ServeError; readonly ctx: RequestContext | undefined }
+
+export interface PipelineService {
+  /** Answers one request: routing, the stages of SPEC.md's processing order, and the response. */
+  handle(request: ServeRequest): MaybePromise<ServeResponse>
+  /** Runs one endpoint in-process; resolves its (encoded) result or rejects with a ServeHttpError. */
+  execute(key: string, options?: ExecuteOptions): Promise<unknown>
+  /** Every route (endpoint routes and `builder.route` extras). */
+  routes(): ReadonlyArray<RoutePlan>
+  endpoint(key: string): EndpointInfo | undefined
+  /** Recompiles the plans after the definition changed (`use`, `useAuth`, `route`). */
+  refresh(): void
+}
+
+interface Stages {
+  readonly authenticator: AuthenticatorService
+  readonly tenants: TenantIsolationService
+  readonly lifecycle: Lifecycle
+  readonly runEffect: EffectRunner
+}
+
+const JSON_CONTENT_TYPE = "application/json; charset=utf-8"
+
+interface CompiledEndpoint {
+  readonly plan: EndpointPlan
+  readonly chain: ContextHandler
+}
+
+type RouteTarget = { readonly endpoint: CompiledEndpoint } | { readonly static: StaticRoute }
+
+export const makePipeline = (
+  definition: ServeDefinition,
+  stages: Stages,
+  staticRoutes: () => ReadonlyArray<StaticRoute>
+): PipelineService => {
+  const { authenticator, tenants, lifecycle, runEffect } = stages
+  const cors: CorsPlan | undefined = compileCors(definition.cors)
+  let router = new Router<RouteTarget>()
+  let routePlans: ReadonlyArray<RoutePlan> = []
+  const byKey = new Map<string, CompiledEndpoint>()
+
+  const compile = (): void => {
+    const next = new Router<RouteTarget>()
+    const plans = compileRoutes(definition)
+    byKey.clear()
+    for (const route of plans) {
+      let compiled = byKey.get(route.endpoint.info.key)
+      if (compiled === undefined) {
+        const plan = route.endpoint
+        compiled = {
+          plan,
+          chain: composeMiddlewares(plan.middlewares, (ctx) => settle(plan.invoke(ctx.input, ctx), ctx, runEffect))
+        }
+        byKey.set(plan.info.key, compiled)
+      }
+      next.add(route.method, route.path, { endpoint: compiled })
+    }
+    for (const route of staticRoutes()) next.add(route.method, route.path, { static: route })
+    router = next
+    routePlans = plans
+  }
+  compile()
+
+  /** Stages after routing: authentication → guards → tenant → validation → context → middlewares → handler → output. */
+  const runStages = (
+    compiled: CompiledEndpoint,
+    ctx: RequestContext,
+    options: ExecuteOptions | undefined
+  ): MaybePromise<unknown> => {
+    const { plan } = compiled
+    const request = ctx.request
+    const preset = options?.context?.auth
+    const auth = preset !== undefined
+      ? (preset as ServeAuthContext | null)
+      : authenticator.authenticate(plan.strategies, request, plan.info)
+    return andThen(auth, (caller) => {
+      ctx.auth = caller
+      runGuards(plan, caller)
+      if (plan.tenant !== undefined) ctx.tenantId = tenants.resolve(plan.tenant, caller)
+      const raw = options !== undefined ? options.input : readInput(plan.info.method, request)
+      return andThen(plan.input.decode(raw), (input) => {
+        ctx.input = input
+        return andThen(contextValues(ctx, options), (values) => {
+          if (values !== undefined) {
+            ctx.assign(
+              plan.tenant?.mode === "auto-inject" && ctx.tenantId !== null ? tenants.scope(values, plan.tenant, ctx.tenantId) : values
+            )
+          }
+          return andThen(compiled.chain(ctx.asServeContext()), plan.output.encode)
+        })
+      })
+    })
+  }
+
+  const contextValues = (
+    ctx: RequestContext,
+    options: ExecuteOptions | undefined
+  ): MaybePromise<Readonly<Record<string, unknown>> | undefined> => {
+    const factory = definition.context
+    const base = typeof factory === "function" ? factory({ request: ctx.request, auth: ctx.auth }) : factory
+    const extra = options?.context
+    if (extra === undefined) return base
+    return andThen(base, (values) => ({ ...values, ...extra }))
+  }
+
+  /** Runs an endpoint and reports it to the lifecycle; never throws. */
+  const execute = (
+    compiled: CompiledEndpoint,
+    request: ServeRequest,
+    requestId: string,
+    options: ExecuteOptions | undefined
+  ): MaybePromise<Settled> => {
+    const ctx = new RequestContext(request, requestId, compiled.plan.info, null)
+    const observed = lifecycle.observed()
+    let record: ExecutionRecord | undefined
+    if (observed) {
+      record = {
+        requestId,
+        endpoint: compiled.plan.info,
+        method: request.method,
+        path: request.path,
+        request,
+        startTime: Date.now(),
+        startedAt: performance.now()
+      }
+      lifecycle.started(record)
+    }
+    const succeed = (value: unknown): Settled => {
+      if (record !== undefined) lifecycle.completed(record, ctx.input, value === undefined ? 204 : 200, value)
+      return { ok: true, value, ctx, plan: compiled.plan }
+    }
+    const fail = (thrown: unknown): Settled => {
+      const error = toServeError(thrown)
+      if (record !== undefined) lifecycle.failed(record, ctx.input, toErrorResponse(error).status, error)
+      return { ok: false, error, ctx }
+    }
+    try {
+      const result = runStages(compiled, ctx, options)
+      return isPromiseLike(result) ? Promise.resolve(result).then(succeed, fail) : succeed(result)
+    } catch (thrown) {
+      return fail(thrown)
+    }
+  }
+
+  const finishHeaders = (
+    headers: Record<string, string>,
+    requestId: string,
+    corsHeaders: Record<string, string> | undefined,
+    extra: Readonly<Record<string, string>> | undefined
+  ): Record<string, string> => {
+    headers["x-request-id"] = requestId
+    if (corsHeaders !== undefined) Object.assign(headers, corsHeaders)
+    if (extra !== undefined) Object.assign(headers, extra)
+    return headers
+  }
+
+  const errorResponse = (
+    error: ServeError,
+    requestId: string,
+    corsHeaders: Record<string, string> | undefined,
+    ctx: RequestContext | undefined
+  ): ServeResponse => {
+    const mapped = toErrorResponse(error)
+    const headers = finishHeaders({ "content-type": JSON_CONTENT_TYPE }, requestId, corsHeaders, ctx?.responseHeaders)
+    if (mapped.headers !== undefined) Object.assign(headers, mapped.headers)
+    return { status: mapped.status, headers, body: JSON.stringify(mapped.envelope) }
+  }
+
+  const toResponse = (
+    settled: Settled,
+    requestId: string,
+    corsHeaders: Record<string, string> | undefined,
+    head: boolean
+  ): ServeResponse => {
+    if (!settled.ok) return errorResponse(settled.error, requestId, corsHeaders, settled.ctx)
+    const { ctx, plan, value } = settled
+    let body: string | null
+    try {
+      body = value === undefined ? null : serializeJson(value)
+    } catch (thrown) {
+      return errorResponse(toServeError(thrown), requestId, corsHeaders, ctx)
+    }
+    const headers: Record<string, string> = body === null ? {} : { "content-type": JSON_CONTENT_TYPE }
+    const cache = cacheControl(plan, ctx.cacheTtlOverride === undefined ? plan.info.cacheTtlMs : ctx.cacheTtlOverride)
+    if (cache !== undefined) headers["cache-control"] = cache
+    finishHeaders(headers, requestId, corsHeaders, ctx.responseHeaders)
+    return { status: body === null ? 204 : 200, headers, body: head ? null : body }
+  }
+
+  const handle = (request: ServeRequest): MaybePromise<ServeResponse> => {
+    const requestId = resolveRequestId(request)
+    const corsHeaders = cors?.headersFor(getHeader(request, "origin"))
+    const method = request.method
+    const path = normalizePath(request.path)
+    if (method === "OPTIONS" && cors !== undefined) {
+      const preflight = cors.preflightFor(getHeader(request, "origin"), getHeader(request, "access-control-request-headers"))
+      return { status: 204, headers: finishHeaders({}, requestId, preflight, undefined), body: null }
+    }
+    const target = router.find(method, path)
+    if (target === undefined) {
+      const allow = router.allowed(path)
+      const error = allow === undefined
+        ? new NotFound({ message: `No route for ${method} ${path}` })
+        : new NotFound({ message: `Method ${method} is not allowed on ${path}`, allow })
+      return errorResponse(error, requestId, corsHeaders, undefined)
+    }
+    if ("static" in target) {
+      return andThen(target.static.respond(request), (answer) => ({
+        status: answer.status,
+        headers: finishHeaders({ ...answer.headers }, requestId, corsHeaders, undefined),
+        body: method === "HEAD" ? null : answer.body
+      }))
+    }
+    const settled = execute(target.endpoint, request, requestId, undefined)
+    const head = method === "HEAD"
+    return isPromiseLike(settled)
+      ? Promise.resolve(settled).then((s) => toResponse(s, requestId, corsHeaders, head))
+      : toResponse(settled, requestId, corsHeaders, head)
+  }
+
+  return {
+    handle,
+    execute: (key, options = {}) => {
+      const compiled = byKey.get(key)
+      if (compiled === undefined) return Promise.reject(new Error(`Unknown query "${key}"`))
+      const request: ServeRequest = {
+        method: compiled.plan.info.method,
+        path: compiled.plan.info.path,
+        headers: {},
+        ...options.request
+      }
+      const requestId = resolveRequestId(request)
+      return Promise.resolve(execute(compiled, request, requestId, options)).then((settled) => {
+        if (settled.ok) return settled.value
+        throw toThrowable(settled.error)
+      })
+    },
+    routes: () => routePlans,
+    endpoint: (key) => byKey.get(key)?.plan.info,
+    refresh: compile
+  }
+}
+
+/** `execute` rejects with a ServeHttpError that carries the response's status, type, message and details. */
+const toThrowable = (error: ServeError): Error => {
+  if (error._tag === "ServeHttpError") return error
+  const { status, envelope, headers } = toErrorResponse(error)
+  return new ServeHttpError(status, envelope.error.type, envelope.error.message, { details: envelope.error.details, headers })
+}
+
+export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, PipelineService>() {
+  /**
+   * The request pipeline over a definition. Handlers that return an Effect run on the runtime this
+   * layer is built in, so the services provided to it (config.layer) reach them.
+   */
+  static layer(
+    definition: ServeDefinition,
+    staticRoutes: () => ReadonlyArray<StaticRoute> = () => []
+  ): Layer.Layer<Pipeline, never, Authenticator | TenantIsolation | QueryLogger> {
+    return Layer.effect(
+      Pipeline,
+      Effect.gen(function*() {
+        const authenticator = yield* Authenticator
+        const tenants = yield* TenantIsolation
+        const logger: ServeQueryLogger = yield* QueryLogger
+        const runtime = yield* Effect.runtime<never>()
+        return makePipeline(
+          definition,
+          {
+            authenticator,
+            tenants,
+            lifecycle: new Lifecycle(logger, definition.hooks),
+            runEffect: makeEffectRunner(runtime as Runtime.Runtime<never>)
+          },
+          staticRoutes
+        )
+      })
+    )
+  }
+}
