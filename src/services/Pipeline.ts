@@ -12,7 +12,7 @@ import { readInput } from "../pipeline/input.js"
 import { type EffectRunner, makeEffectRunner, settle } from "../pipeline/invoke.js"
 import { type ExecutionRecord, Lifecycle } from "../pipeline/lifecycle.js"
 import { composeMiddlewares, type ContextHandler } from "../pipeline/middleware.js"
-import { cacheControl, serializeJson } from "../pipeline/output.js"
+import { errorResponse, finishHeaders, type Settled, toResponse } from "../pipeline/respond.js"
 import { compileRoutes, type EndpointPlan, type RoutePlan } from "../pipeline/plan.js"
 import { resolveRequestId } from "../pipeline/requestId.js"
 import { normalizePath, Router } from "../pipeline/router.js"
@@ -34,11 +34,6 @@ export interface ExecuteOptions {
   readonly request?: Partial<ServeRequest>
 }
 
-/** The outcome of one endpoint execution, before it is turned into a response or a thrown error. */
-type Settled =
-  | { readonly ok: true; readonly value: unknown; readonly ctx: RequestContext; readonly plan: EndpointPlan }
-  | { readonly ok: false; readonly error: ServeError; readonly ctx: RequestContext | undefined }
-
 export interface PipelineService {
   /** Answers one request: routing, the stages of SPEC.md's processing order, and the response. */
   handle(request: ServeRequest): MaybePromise<ServeResponse>
@@ -57,8 +52,6 @@ interface Stages {
   readonly lifecycle: Lifecycle
   readonly runEffect: EffectRunner
 }
-
-const JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 
 interface CompiledEndpoint {
   readonly plan: EndpointPlan
@@ -179,51 +172,6 @@ export const makePipeline = (
     } catch (thrown) {
       return fail(thrown)
     }
-  }
-
-  const finishHeaders = (
-    headers: Record<string, string>,
-    requestId: string,
-    corsHeaders: Record<string, string> | undefined,
-    extra: Readonly<Record<string, string>> | undefined
-  ): Record<string, string> => {
-    headers["x-request-id"] = requestId
-    if (corsHeaders !== undefined) Object.assign(headers, corsHeaders)
-    if (extra !== undefined) Object.assign(headers, extra)
-    return headers
-  }
-
-  const errorResponse = (
-    error: ServeError,
-    requestId: string,
-    corsHeaders: Record<string, string> | undefined,
-    ctx: RequestContext | undefined
-  ): ServeResponse => {
-    const mapped = toErrorResponse(error)
-    const headers = finishHeaders({ "content-type": JSON_CONTENT_TYPE }, requestId, corsHeaders, ctx?.responseHeaders)
-    if (mapped.headers !== undefined) Object.assign(headers, mapped.headers)
-    return { status: mapped.status, headers, body: JSON.stringify(mapped.envelope) }
-  }
-
-  const toResponse = (
-    settled: Settled,
-    requestId: string,
-    corsHeaders: Record<string, string> | undefined,
-    head: boolean
-  ): ServeResponse => {
-    if (!settled.ok) return errorResponse(settled.error, requestId, corsHeaders, settled.ctx)
-    const { ctx, plan, value } = settled
-    let body: string | null
-    try {
-      body = value === undefined ? null : serializeJson(value)
-    } catch (thrown) {
-      return errorResponse(toServeError(thrown), requestId, corsHeaders, ctx)
-    }
-    const headers: Record<string, string> = body === null ? {} : { "content-type": JSON_CONTENT_TYPE }
-    const cache = cacheControl(plan, ctx.cacheTtlOverride === undefined ? plan.info.cacheTtlMs : ctx.cacheTtlOverride)
-    if (cache !== undefined) headers["cache-control"] = cache
-    finishHeaders(headers, requestId, corsHeaders, ctx.responseHeaders)
-    return { status: body === null ? 204 : 200, headers, body: head ? null : body }
   }
 
   const handle = (request: ServeRequest): MaybePromise<ServeResponse> => {
