@@ -28,6 +28,12 @@ export interface EndpointInfo {
   readonly custom: Readonly<Record<string, unknown>> | undefined
 }
 
+/**
+ * A function type checked bivariantly (method-style), so a query typed for a narrow input still fits
+ * the queries map, whose entries accept any input.
+ */
+type Bivariant<Args extends ReadonlyArray<unknown>, R> = { bivariant(...args: Args): R }["bivariant"]
+
 /** Resolves the caller from a request; `null` means "no credentials for me". Throwing means invalid credentials. */
 export type AuthStrategy<TAuth extends ServeAuthContext = ServeAuthContext> = (args: {
   readonly request: ServeRequest
@@ -38,7 +44,7 @@ export type TenantMode = "manual" | "auto-inject"
 
 export interface TenantConfig<TAuth extends ServeAuthContext = ServeAuthContext> {
   /** Tenant id of the caller; null/undefined means none. */
-  readonly extract: (auth: TAuth | null) => string | null | undefined
+  extract(auth: TAuth | null): string | null | undefined
   /** Column that auto-inject filters on. Default "tenant_id". */
   readonly column?: string
   /** "manual" (default): `ctx.tenantId` is set and the handler filters. "auto-inject": query builders are filtered for it. */
@@ -65,17 +71,17 @@ export type ServeContext<TInput = unknown, TAuth extends ServeAuthContext = Serv
   setHeader(name: string, value: string): void
 } & TContext
 
-export type ServeMiddleware<TInput = unknown, TAuth extends ServeAuthContext = ServeAuthContext, TContext = {}> = (
-  ctx: ServeContext<TInput, TAuth, TContext>,
-  next: () => MaybePromise<unknown>
-) => MaybePromise<unknown>
+export type ServeMiddleware<TInput = unknown, TAuth extends ServeAuthContext = ServeAuthContext, TContext = {}> = Bivariant<
+  [ctx: ServeContext<TInput, TAuth, TContext>, next: () => MaybePromise<unknown>],
+  MaybePromise<unknown>
+>
 
 /** A handler result: a value, a promise, or an Effect whose services come from `config.layer`. */
 export type QueryResult<TOutput> = MaybePromise<TOutput> | Effect.Effect<TOutput, unknown, unknown>
 
-export type QueryResolver<TInput, TOutput, TCtx> = (args: { readonly input: TInput; readonly ctx: TCtx }) => QueryResult<TOutput>
+export type QueryResolver<TInput, TOutput, TCtx> = Bivariant<[args: { readonly input: TInput; readonly ctx: TCtx }], QueryResult<TOutput>>
 /** The legacy positional form; recognised by declaring two parameters. */
-export type LegacyQuery<TInput, TOutput, TCtx> = (input: TInput, ctx: TCtx) => QueryResult<TOutput>
+export type LegacyQuery<TInput, TOutput, TCtx> = Bivariant<[input: TInput, ctx: TCtx], QueryResult<TOutput>>
 export interface RunnableQuery<TInput, TOutput, TCtx> {
   readonly run: QueryResolver<TInput, TOutput, TCtx> | LegacyQuery<TInput, TOutput, TCtx>
 }
@@ -122,10 +128,10 @@ export interface ServeQueryConfig<
 }
 
 /** Any query definition, whatever its types. */
-export type AnyQueryConfig = ServeQueryConfig<never, unknown, unknown, unknown, never, never>
+export type AnyQueryConfig = ServeQueryConfig<unknown, unknown, unknown, unknown, ServeAuthContext, {}>
 
 /** A bare function entry is wrapped in a default configuration. */
-export type ServeQueryEntry = AnyQueryConfig | QueryResolver<never, unknown, never> | LegacyQuery<never, unknown, never>
+export type ServeQueryEntry = AnyQueryConfig | QueryResolver<unknown, unknown, ServeContext> | LegacyQuery<unknown, unknown, ServeContext>
 export type ServeQueriesMap = Readonly<Record<string, ServeQueryEntry>>
 
 export type ServeContextFactory<TContext, TAuth extends ServeAuthContext = ServeAuthContext> =

@@ -1,4 +1,4 @@
-import type { HttpMethod, QueryParams, ServeRequest } from "../domain/http.js"
+import type { QueryParams, ServeRequest } from "../domain/http.js"
 import { getHeader } from "../domain/http.js"
 import { ValidationError } from "../domain/errors.js"
 import { parseQueryString } from "../domain/queryString.js"
@@ -30,7 +30,7 @@ const emptyQuery = (): QueryParams => Object.create(null) as QueryParams
  * Where an endpoint's input comes from: the query string for GET/HEAD/DELETE, the body otherwise
  * (JSON or form-encoded; an empty body falls back to the query string).
  */
-export const readInput = (method: HttpMethod, request: ServeRequest): unknown => {
+export const readInput = (method: string, request: ServeRequest): unknown => {
   if (method === "GET" || method === "HEAD" || method === "DELETE") return request.query ?? emptyQuery()
   const body = request.body
   const text = bodyText(body)
