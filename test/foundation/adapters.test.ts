@@ -1,0 +1,90 @@
+import { createFetchHandler, createNodeHandler, defineServe } from "queryserve"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const api = defineServe({
+  queries: {
+    echo: { method: "POST", query: ({ input }: { input: unknown }) => ({ received: input }) },
+    revenue: ({ input }: { input: unknown }) => ({ query: input })
+  }
+})
+
+describe("node adapter over a real server", () => {
+  const server = createServer(createNodeHandler(api.handler))
+  let base = ""
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/analytics`
+  })
+  afterAll(async () => {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  })
+
+  it("parses the query string, repeated keys as arrays", async () => {
+    const response = await fetch(`${base}/revenue?region=eu&region=us&from=2025-01-01&q=a%20b+c`)
+    expect(await response.json()).toEqual({ query: { region: ["eu", "us"], from: "2025-01-01", q: "a b c" } })
+  })
+
+  it("reads JSON and form bodies, and falls back to the query string on an empty body", async () => {
+    const json = await fetch(`${base}/echo`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"a":[1,2]}' })
+    expect(await json.json()).toEqual({ received: { a: [1, 2] } })
+    const form = await fetch(`${base}/echo`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "a=1&b=x%20y" })
+    expect(await form.json()).toEqual({ received: { a: "1", b: "x y" } })
+    const empty = await fetch(`${base}/echo?fallback=1`, { method: "POST" })
+    expect(await empty.json()).toEqual({ received: { fallback: "1" } })
+  })
+
+  it("turns malformed JSON into 400 VALIDATION_ERROR naming the body", async () => {
+    const response = await fetch(`${base}/echo`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"a":' })
+    expect(response.status).toBe(400)
+    expect(response.headers.get("x-request-id")).toBeTruthy()
+    const body = await response.json()
+    expect(body.error.type).toBe("VALIDATION_ERROR")
+    expect(body.error.details.issues[0].path).toEqual(["body"])
+  })
+
+  it("keeps __proto__ keys of a JSON body away from prototypes", async () => {
+    const response = await fetch(`${base}/echo`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"__proto__":{"polluted":true},"nested":{"__proto__":{"polluted":true}},"ok":1}'
+    })
+    expect(await response.json()).toEqual({ received: { nested: {}, ok: 1 } })
+    expect(({} as { polluted?: boolean }).polluted).toBeUndefined()
+  })
+
+  it("rejects an unsupported content type with 400", async () => {
+    const response = await fetch(`${base}/echo`, { method: "POST", headers: { "content-type": "text/xml" }, body: "<a/>" })
+    expect(response.status).toBe(400)
+    expect((await response.json()).error.message).toMatch(/Unsupported content type/)
+  })
+
+  it("answers unknown routes with the 404 envelope", async () => {
+    const response = await fetch(`${base}/missing`)
+    expect(response.status).toBe(404)
+    expect(await response.json()).toEqual({ error: { type: "NOT_FOUND", message: "No route for GET /api/analytics/missing" } })
+  })
+})
+
+describe("fetch adapter", () => {
+  const handle = createFetchHandler(api.handler)
+
+  it("answers a Request with a Response", async () => {
+    const response = await handle(new Request("http://x.test/api/analytics/revenue?a=1&a=2", { headers: { "x-request-id": "f-1" } }))
+    expect(response.status).toBe(200)
+    expect(response.headers.get("x-request-id")).toBe("f-1")
+    expect(await response.json()).toEqual({ query: { a: ["1", "2"] } })
+  })
+
+  it("reads JSON bodies and maps malformed JSON and unknown routes to envelopes", async () => {
+    const ok = await handle(new Request("http://x.test/api/analytics/echo", { method: "POST", body: '{"n":1}', headers: { "content-type": "application/json" } }))
+    expect(await ok.json()).toEqual({ received: { n: 1 } })
+    const bad = await handle(new Request("http://x.test/api/analytics/echo", { method: "POST", body: "{", headers: { "content-type": "application/json" } }))
+    expect(bad.status).toBe(400)
+    const missing = await handle(new Request("http://x.test/nowhere"))
+    expect(missing.status).toBe(404)
+    expect((await missing.json()).error.type).toBe("NOT_FOUND")
+  })
+})
