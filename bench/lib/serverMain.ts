@@ -1,0 +1,82 @@
+/**
+ * Shared entry of every bench/servers/*.ts file.
+ *
+ * Reads PORT (default 3000) and HOST (default 127.0.0.1), starts the server,
+ * checks its answers (verifyServer), then prints one protocol line on stdout:
+ *   ready <port>      listening and verified
+ *   skip <reason>     this peer cannot run here (e.g. queryserve API missing); exit 3
+ *   fail <reason>     it started but answers wrongly, or crashed; exit 1
+ * It stops on SIGTERM/SIGINT, and when started by bench/run.ts (BENCH_PARENT=1)
+ * also when its stdin closes, so a killed orchestrator leaves no server behind.
+ */
+import { verifyServer, type VerifyOptions } from "./verify.js";
+
+export interface RunningServer {
+  stop(): Promise<void>;
+}
+
+export interface ServerSpec {
+  readonly name: string;
+  readonly verify: VerifyOptions;
+  start(port: number, host: string): Promise<RunningServer>;
+}
+
+/** Thrown by a start function when the peer cannot run in this checkout. */
+export class SkipServer extends Error {
+  override readonly name = "SkipServer";
+}
+
+const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim();
+
+const describe = (error: unknown): string =>
+  error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+
+export const runServer = async (spec: ServerSpec): Promise<void> => {
+  const port = Number(process.env["PORT"] ?? "3000");
+  const host = process.env["HOST"] ?? "127.0.0.1";
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stdout.write(`fail invalid PORT ${String(process.env["PORT"])}\n`);
+    process.exit(1);
+  }
+
+  let running: RunningServer | undefined;
+  let stopping = false;
+  const shutdown = (code: number): void => {
+    if (stopping) return;
+    stopping = true;
+    const hard = setTimeout(() => process.exit(code), 3000);
+    hard.unref();
+    const done = (): void => process.exit(code);
+    if (running === undefined) done();
+    else running.stop().then(done, done);
+  };
+  process.once("SIGTERM", () => shutdown(0));
+  process.once("SIGINT", () => shutdown(0));
+  if (process.env["BENCH_PARENT"] === "1") {
+    process.stdin.on("end", () => shutdown(0));
+    process.stdin.on("error", () => shutdown(0));
+    process.stdin.resume();
+  }
+
+  try {
+    running = await spec.start(port, host);
+  } catch (error) {
+    if (error instanceof SkipServer) {
+      process.stdout.write(`skip ${oneLine(error.message)}\n`);
+      shutdown(3);
+      return;
+    }
+    process.stdout.write(`fail ${spec.name} did not start: ${oneLine(describe(error))}\n`);
+    shutdown(1);
+    return;
+  }
+
+  try {
+    await verifyServer(`http://${host}:${port}`, spec.verify);
+  } catch (error) {
+    process.stdout.write(`fail ${spec.name} answers wrongly: ${oneLine(describe(error))}\n`);
+    shutdown(1);
+    return;
+  }
+  process.stdout.write(`ready ${port}\n`);
+};
