@@ -4,7 +4,7 @@ import { procedure, type ProcedureBuilder } from "./procedure.js"
 import type { AuthOf, ContextOf } from "./types.js"
 
 /** Everything of a ServeConfig except the queries: shared by every `define` of this `initServe`. */
-export type InitServeOptions = Omit<ServeConfig<ServeQueriesMap, never, never>, "queries" | "context" | "auth"> & {
+export type InitServeOptions = Omit<ServeConfig<ServeQueriesMap, ServeAuthContext, unknown>, "queries" | "context" | "auth"> & {
   readonly context?: unknown
   readonly auth?: unknown
 }
