@@ -46,6 +46,12 @@ export const toErrorResponse = (error: ServeError): ErrorResponse => {
           headers: { ...error.headers, allow: error.allow.join(", ") },
           envelope: envelope("NOT_FOUND", error.message, { allow: error.allow })
         }
+    case "NotAcceptable":
+      return {
+        status: 406,
+        headers: error.headers,
+        envelope: envelope("VALIDATION_ERROR", error.message, { available: error.available })
+      }
     case "RateLimited":
       return {
         status: 429,

@@ -41,6 +41,11 @@ export class NotFound extends Data.TaggedError("NotFound")<
   { readonly message: string; readonly allow?: ReadonlyArray<string> } & WithHeaders
 > {}
 
+/** The result cannot be given in the representation the client asked for (e.g. a non-tabular result as CSV): 406. */
+export class NotAcceptable extends Data.TaggedError("NotAcceptable")<
+  { readonly message: string; readonly available: ReadonlyArray<string> } & WithHeaders
+> {}
+
 export class RateLimited extends Data.TaggedError("RateLimited")<
   { readonly message: string; readonly retryAfterSeconds: number } & WithHeaders
 > {}
@@ -100,6 +105,7 @@ export type ServeError =
   | Unauthorized
   | Forbidden
   | NotFound
+  | NotAcceptable
   | RateLimited
   | PayloadTooLarge
   | GatewayTimeout
@@ -114,6 +120,7 @@ const SERVE_ERROR_TAGS: ReadonlySet<string> = new Set([
   "Unauthorized",
   "Forbidden",
   "NotFound",
+  "NotAcceptable",
   "RateLimited",
   "PayloadTooLarge",
   "GatewayTimeout",
