@@ -3,7 +3,7 @@
  * by autocannon from this process, runs interleaved across servers.
  *
  * Env:
- *   BENCH_DURATION=s       seconds per measured run (default 4)
+ *   BENCH_DURATION=s       seconds per measured run (default 3; whole bench about 3–4 min)
  *   BENCH_ROUNDS=n         measured runs per server (default 2; round 2 in reverse order)
  *   BENCH_WARMUP=s         warm-up seconds per server (default min(2, duration))
  *   BENCH_CONNECTIONS=n    autocannon connections (default 50)
@@ -43,7 +43,7 @@ const envNumber = (name: string, fallback: number): number => {
   return value;
 };
 
-const DURATION = envNumber("BENCH_DURATION", 4);
+const DURATION = envNumber("BENCH_DURATION", 3);
 const ROUNDS = Math.round(envNumber("BENCH_ROUNDS", 2));
 const WARMUP = envNumber("BENCH_WARMUP", Math.min(2, DURATION));
 const CONNECTIONS = Math.round(envNumber("BENCH_CONNECTIONS", 50));
@@ -338,7 +338,9 @@ const runColdStart = async (): Promise<ColdStartResult[]> => {
 
 const gitCommit = (): string => {
   try {
-    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src"], { encoding: "utf8" }).trim() !== "";
+    return dirty ? `${head} + uncommitted changes in src/` : head;
   } catch {
     return "unknown";
   }

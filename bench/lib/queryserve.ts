@@ -221,6 +221,17 @@ export const startBuilder = async (builder: unknown, options: StartOptions): Pro
   };
 };
 
+/**
+ * After the verification requests: the setup really ran its middleware / produced log
+ * lines (in this process; with workers they run elsewhere, so nothing is checked).
+ */
+export const checkSetupRan = (setup: Setup, workers: number | undefined): string | undefined => {
+  if (workers !== undefined && workers > 1) return undefined;
+  if (setup !== "bare" && middlewareCalls === 0) return "the global middleware was never called";
+  if (setup === "full-log" && loggedBytes === 0) return "queryLogging produced no log line";
+  return undefined;
+};
+
 /** The whole server of one setup. */
 export const startQueryserve = async (setup: Setup, port: number, hostname: string, workers?: number): Promise<RunningServer> => {
   if (workers !== undefined && workers > 1 && !srcMentionsWorkers()) {

@@ -19,6 +19,8 @@ export interface ServerSpec {
   readonly name: string;
   readonly verify: VerifyOptions;
   start(port: number, host: string): Promise<RunningServer>;
+  /** Extra in-process check after verifyServer; returns why it failed, or undefined. */
+  afterVerify?(): string | undefined;
 }
 
 /** Thrown by a start function when the peer cannot run in this checkout. */
@@ -73,6 +75,8 @@ export const runServer = async (spec: ServerSpec): Promise<void> => {
 
   try {
     await verifyServer(`http://${host}:${port}`, spec.verify);
+    const problem = spec.afterVerify?.();
+    if (problem !== undefined) throw new Error(problem);
   } catch (error) {
     process.stdout.write(`fail ${spec.name} answers wrongly: ${oneLine(describe(error))}\n`);
     shutdown(1);

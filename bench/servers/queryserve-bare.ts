@@ -3,7 +3,7 @@
  * WORKERS=n passes { workers: n } to builder.start().
  */
 import { runServer } from "../lib/serverMain.js";
-import { startQueryserve } from "../lib/queryserve.js";
+import { checkSetupRan, startQueryserve } from "../lib/queryserve.js";
 
 const workersEnv = process.env["WORKERS"];
 const workers = workersEnv === undefined || workersEnv === "" ? undefined : Number(workersEnv);
@@ -12,4 +12,5 @@ void runServer({
   name: "queryserve-bare",
   verify: { post: false, auth: false },
   start: (port, host) => startQueryserve("bare", port, host, workers),
+  afterVerify: () => checkSetupRan("bare", workers),
 });
