@@ -81,7 +81,8 @@ export class Lifecycle {
   failed(record: ExecutionRecord, input: unknown, status: number, error: ServeError): void {
     const durationMs = performance.now() - record.startedAt
     const raw = rawCause(error)
-    if (error._tag === "Unauthorized") {
+    // Both halves of access control report here: no/invalid credentials (401) and missing role, scope or tenant (403).
+    if (error._tag === "Unauthorized" || error._tag === "Forbidden") {
       callHook("onAuthFailure", this.hooks.onAuthFailure, {
         requestId: record.requestId,
         queryKey: record.endpoint.key,

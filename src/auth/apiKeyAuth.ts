@@ -1,0 +1,62 @@
+import { createHash, timingSafeEqual } from "node:crypto"
+import type { AuthStrategy, ServeAuthContext } from "../domain/config.js"
+import { Unauthorized } from "../domain/errors.js"
+import { getHeader, type ServeRequest } from "../domain/http.js"
+import { type MaybePromise, andThen } from "../domain/maybePromise.js"
+
+interface ApiKeyHeader {
+  /** Header that carries the key. Default `x-api-key`; read case-insensitively. */
+  readonly header?: string
+}
+
+export type ApiKeyAuthOptions<TAuth extends ServeAuthContext> = ApiKeyHeader & (
+  | {
+    /** Resolves the caller of a key (for example its tenant); null for an unknown key. */
+    readonly validate: (key: string, request: ServeRequest) => MaybePromise<TAuth | null | undefined>
+  }
+  | {
+    /** A fixed table of key → caller; keys are compared in constant time. */
+    readonly keys: Readonly<Record<string, TAuth>>
+  }
+)
+
+const DEFAULT_HEADER = "x-api-key"
+
+const digest = (key: string): Buffer => createHash("sha256").update(key).digest()
+
+/**
+ * Looks a presented key up in a fixed table without leaking, through timing, how much of it matched:
+ * every entry is compared (digests, so lengths are equal) and the loop never exits early.
+ */
+const constantTimeTable = <TAuth>(keys: Readonly<Record<string, TAuth>>) => {
+  const entries = Object.entries(keys).map(([key, caller]) => ({ digest: digest(key), caller }))
+  return (key: string): TAuth | null => {
+    const presented = digest(key)
+    let found: TAuth | null = null
+    for (const entry of entries) {
+      if (timingSafeEqual(entry.digest, presented)) found = entry.caller
+    }
+    return found
+  }
+}
+
+const invalidKey = (header: string) =>
+  new Unauthorized({ message: `The API key in the ${header} header is not valid`, reason: "invalid_credentials" })
+
+/**
+ * Authenticates callers by an API key header. No header: the strategy has no caller (null), so a
+ * protected endpoint answers 401 `missing_credentials`. A key that resolves to no caller: 401
+ * `invalid_credentials`.
+ */
+export const apiKeyAuth = <TAuth extends ServeAuthContext>(options: ApiKeyAuthOptions<TAuth>): AuthStrategy<TAuth> => {
+  const header = options.header ?? DEFAULT_HEADER
+  const resolve = "keys" in options ? constantTimeTable(options.keys) : options.validate
+  return ({ request }) => {
+    const key = getHeader(request, header)
+    if (key === undefined || key.length === 0) return null
+    return andThen(resolve(key, request), (caller) => {
+      if (caller === null || caller === undefined) throw invalidKey(header)
+      return caller
+    })
+  }
+}

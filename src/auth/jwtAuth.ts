@@ -1,0 +1,130 @@
+import { createRemoteJWKSet, errors, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type KeyObject } from "jose"
+import type { AuthStrategy, ServeAuthContext } from "../domain/config.js"
+import { ServiceUnavailable, Unauthorized } from "../domain/errors.js"
+import { getHeader } from "../domain/http.js"
+
+/** Where a caller fact is read from: a claim name (taken verbatim, dots included) or a function of the payload. */
+export type ClaimReader = string | ((payload: JWTPayload) => unknown)
+
+export interface JwtAuthOptions {
+  /** HMAC secret of HS256/HS384/HS512 tokens. */
+  readonly secret?: string | Uint8Array
+  /** Public key of RS/PS/ES/EdDSA tokens: a CryptoKey, a KeyObject, or an SPKI PEM (then `algorithms[0]` names its algorithm). */
+  readonly publicKey?: CryptoKey | KeyObject | string
+  /** A JWKS document URL; keys are fetched on first use, cached, and picked by the token's `kid`. */
+  readonly jwksUrl?: string | URL
+  /** Accepted `alg` values. Default: HS256/384/512 with `secret`; otherwise what the key type allows. */
+  readonly algorithms?: ReadonlyArray<string>
+  /** Required `iss`: one value or any of several. */
+  readonly issuer?: string | ReadonlyArray<string>
+  /** Required `aud`: one value or any of several. */
+  readonly audience?: string | ReadonlyArray<string>
+  /** Leeway for `exp`/`nbf`, in seconds. Default 0. */
+  readonly clockToleranceSeconds?: number
+  /** Where roles, scopes and the tenant id come from. Defaults: `roles`, `scope` (else `scp`), `tenant_id`. */
+  readonly claims?: {
+    readonly roles?: ClaimReader
+    readonly scopes?: ClaimReader
+    readonly tenantId?: ClaimReader
+  }
+}
+
+/** The caller a verified token resolves to. */
+export interface JwtAuthContext extends ServeAuthContext {
+  readonly subject: string | undefined
+  readonly roles: ReadonlyArray<string>
+  readonly scopes: ReadonlyArray<string>
+  readonly tenantId?: string
+  /** Every claim of the verified token. */
+  readonly claims: JWTPayload
+}
+
+const HMAC_ALGORITHMS = ["HS256", "HS384", "HS512"]
+const BEARER = /^Bearer[ \t]+(\S+)\s*$/i
+
+const read = (payload: JWTPayload, reader: ClaimReader): unknown =>
+  typeof reader === "function" ? reader(payload) : payload[reader]
+
+/** A claim that lists names: an array of strings or one space-separated string (OAuth's `scope`). */
+const nameList = (value: unknown): ReadonlyArray<string> => {
+  if (typeof value === "string") return value.split(/\s+/).filter((name) => name.length > 0)
+  if (Array.isArray(value)) return value.filter((name): name is string => typeof name === "string")
+  return []
+}
+
+const defaultScopes = (payload: JWTPayload): unknown => payload.scope ?? payload.scp
+
+/** The verification key as jose's key lookup; a PEM is imported once, on first use (import is async). */
+const keySource = (options: JwtAuthOptions): JWTVerifyGetKey => {
+  const given = [options.secret, options.publicKey, options.jwksUrl].filter((key) => key !== undefined)
+  if (given.length !== 1) throw new TypeError("jwtAuth: give exactly one of secret, publicKey or jwksUrl")
+  if (options.secret !== undefined) {
+    const secret = typeof options.secret === "string" ? new TextEncoder().encode(options.secret) : options.secret
+    return () => secret
+  }
+  if (options.jwksUrl !== undefined) return createRemoteJWKSet(new URL(options.jwksUrl))
+  const publicKey = options.publicKey!
+  if (typeof publicKey !== "string") return () => publicKey
+  const algorithm = options.algorithms?.[0]
+  if (algorithm === undefined) throw new TypeError("jwtAuth: a PEM publicKey needs `algorithms` to name its algorithm")
+  let imported: Promise<CryptoKey> | undefined
+  return () => (imported ??= importSPKI(publicKey, algorithm))
+}
+
+const rejection = (error: unknown, usesJwks: boolean): Unauthorized | ServiceUnavailable => {
+  // A key set that cannot be fetched is an outage of the identity provider, not a bad token.
+  if (usesJwks && (!(error instanceof errors.JOSEError) || error instanceof errors.JWKSTimeout)) {
+    return new ServiceUnavailable({ message: "The token signing keys could not be fetched" })
+  }
+  const description = error instanceof errors.JWTExpired
+    ? "The bearer token has expired"
+    : error instanceof errors.JWTClaimValidationFailed
+    ? `The bearer token's "${error.claim}" claim is not accepted`
+    : "The bearer token is not valid"
+  return new Unauthorized({
+    message: description,
+    reason: "invalid_credentials",
+    headers: { "www-authenticate": `Bearer error="invalid_token", error_description="${description}"` }
+  })
+}
+
+/**
+ * Authenticates `Authorization: Bearer <jwt>` with `jose`. No bearer token: no caller (null). A token
+ * that fails signature, algorithm, `exp`/`nbf`, issuer or audience checks: 401 `invalid_credentials`.
+ */
+export const jwtAuth = (options: JwtAuthOptions): AuthStrategy<JwtAuthContext> => {
+  const getKey = keySource(options)
+  const usesJwks = options.jwksUrl !== undefined
+  const verifyOptions = {
+    algorithms: options.algorithms !== undefined
+      ? [...options.algorithms]
+      : options.secret !== undefined
+      ? HMAC_ALGORITHMS
+      : undefined,
+    issuer: typeof options.issuer === "string" ? options.issuer : options.issuer && [...options.issuer],
+    audience: typeof options.audience === "string" ? options.audience : options.audience && [...options.audience],
+    clockTolerance: options.clockToleranceSeconds
+  }
+  const rolesClaim = options.claims?.roles ?? "roles"
+  const scopesClaim = options.claims?.scopes ?? defaultScopes
+  const tenantClaim = options.claims?.tenantId ?? "tenant_id"
+
+  const verify = async (token: string): Promise<JwtAuthContext> => {
+    const { payload } = await jwtVerify(token, getKey, verifyOptions).catch((error: unknown) => {
+      throw rejection(error, usesJwks)
+    })
+    const tenantId = read(payload, tenantClaim)
+    return {
+      subject: payload.sub,
+      roles: nameList(read(payload, rolesClaim)),
+      scopes: nameList(read(payload, scopesClaim)),
+      tenantId: typeof tenantId === "string" || typeof tenantId === "number" ? String(tenantId) : undefined,
+      claims: payload
+    }
+  }
+
+  return ({ request }) => {
+    const token = BEARER.exec(getHeader(request, "authorization") ?? "")?.[1]
+    return token === undefined ? null : verify(token)
+  }
+}

@@ -1,0 +1,69 @@
+import { Layer } from "effect"
+import { RateLimitStore, type RateLimitStoreService } from "../services/RateLimitStore.js"
+
+export interface MemoryRateLimitStoreOptions {
+  /**
+   * Most keys held at once (default 100,000). When full, the key whose window started first is
+   * dropped, so a flood of distinct keys costs bounded memory.
+   */
+  readonly maxKeys?: number
+}
+
+/** The memory store answers synchronously, so limited requests stay on the synchronous path. */
+export interface MemoryRateLimitStore extends RateLimitStoreService {
+  increment(key: string, windowMs: number): number
+  getTtl(key: string): number
+  reset(key: string): void
+}
+
+interface Window {
+  count: number
+  readonly expiresAt: number
+}
+
+const DEFAULT_MAX_KEYS = 100_000
+
+/**
+ * Fixed-window counters in one process. Windows live in a Map in the order they started, so
+ * expired ones sit at its front: each new window first sweeps them from there, with no timer.
+ */
+class WindowCounters implements MemoryRateLimitStore {
+  private readonly windows = new Map<string, Window>()
+
+  constructor(private readonly maxKeys: number) {}
+
+  increment(key: string, windowMs: number): number {
+    const now = Date.now()
+    const current = this.windows.get(key)
+    if (current !== undefined && current.expiresAt > now) return ++current.count
+    // A renewed window moves to the back of the Map, keeping it in start order.
+    if (current !== undefined) this.windows.delete(key)
+    this.sweep(now)
+    this.windows.set(key, { count: 1, expiresAt: now + windowMs })
+    return 1
+  }
+
+  getTtl(key: string): number {
+    const window = this.windows.get(key)
+    return window === undefined ? 0 : Math.max(0, window.expiresAt - Date.now())
+  }
+
+  reset(key: string): void {
+    this.windows.delete(key)
+  }
+
+  /** Drops expired windows from the front, then the oldest ones while the store is full. */
+  private sweep(now: number): void {
+    for (const [key, window] of this.windows) {
+      if (window.expiresAt > now && this.windows.size < this.maxKeys) break
+      this.windows.delete(key)
+    }
+  }
+}
+
+export const makeMemoryRateLimitStore = (options: MemoryRateLimitStoreOptions = {}): MemoryRateLimitStore =>
+  new WindowCounters(options.maxKeys ?? DEFAULT_MAX_KEYS)
+
+/** A RateLimitStore for one process. */
+export const memoryRateLimitStoreLayer = (options?: MemoryRateLimitStoreOptions): Layer.Layer<RateLimitStore> =>
+  Layer.sync(RateLimitStore, () => makeMemoryRateLimitStore(options))

@@ -1,0 +1,100 @@
+import { createHash } from "node:crypto"
+import { Effect, Layer } from "effect"
+import { createClient } from "redis"
+import { RateLimitStore, type RateLimitStoreService } from "../services/RateLimitStore.js"
+
+interface ScriptArguments {
+  readonly keys: Array<string>
+  readonly arguments: Array<string>
+}
+
+/** The commands the store sends. A node-redis client (`createClient()` of `redis` v5+) has them. */
+export interface RedisRateLimitClient {
+  evalSha(sha1: string, options: ScriptArguments): Promise<unknown>
+  eval(script: string, options: ScriptArguments): Promise<unknown>
+  pTTL(key: string): Promise<number>
+  del(key: string): Promise<number>
+}
+
+export interface RedisRateLimitStoreOptions {
+  /**
+   * A connected client. Create it with `disableOfflineQueue: true` (and a command `timeout`) so that
+   * while Redis is down commands fail at once and `rateLimit` fails open or closed, instead of
+   * requests waiting for a reconnection.
+   */
+  readonly client: RedisRateLimitClient
+  /** Prepended to every key. Default `queryserve:ratelimit:`. */
+  readonly prefix?: string
+}
+
+/**
+ * One atomic step per hit, so concurrent hits from any number of processes count exactly: the
+ * window starts (PEXPIRE) when the count becomes 1. A key left without expiry (set by hand)
+ * gets one too, so it can never block forever.
+ */
+const INCREMENT_SCRIPT = `local count = redis.call('INCR', KEYS[1])
+if count == 1 or redis.call('PTTL', KEYS[1]) < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+end
+return count`
+
+const INCREMENT_SHA1 = createHash("sha1").update(INCREMENT_SCRIPT).digest("hex")
+
+const isMissingScript = (error: unknown): boolean => error instanceof Error && error.message.startsWith("NOSCRIPT")
+
+/** A RateLimitStore whose counters live in Redis: processes sharing it share their limits. */
+export const makeRedisRateLimitStore = (options: RedisRateLimitStoreOptions): RateLimitStoreService => {
+  const { client } = options
+  const prefix = options.prefix ?? "queryserve:ratelimit:"
+  return {
+    increment: (key, windowMs) => {
+      const args: ScriptArguments = { keys: [prefix + key], arguments: [String(Math.max(1, Math.ceil(windowMs)))] }
+      // EVALSHA sends 40 bytes instead of the script; a server that has not cached it yet gets it once by EVAL.
+      return client.evalSha(INCREMENT_SHA1, args)
+        .catch((error: unknown) => (isMissingScript(error) ? client.eval(INCREMENT_SCRIPT, args) : Promise.reject(error)))
+        .then(Number)
+    },
+    // PTTL answers -2 for a missing key and -1 for one without expiry: both mean "no window".
+    getTtl: (key) => client.pTTL(prefix + key).then((ms) => Math.max(0, ms)),
+    reset: (key) => client.del(prefix + key).then(() => undefined)
+  }
+}
+
+export interface RedisRateLimitStoreLayerOptions {
+  /** `redis://host:port/db` */
+  readonly url: string
+  readonly prefix?: string
+  /** A command unanswered for this long fails (default 1000 ms), so a stalled Redis never stalls requests. */
+  readonly commandTimeoutMs?: number
+}
+
+/**
+ * A RateLimitStore on its own Redis connection, closed with the layer's scope. The layer does not
+ * wait for Redis: until the connection is up (and while it is down) the store fails fast, and
+ * `rateLimit` fails open or closed as configured. Connection errors are logged once per outage.
+ */
+export const redisRateLimitStoreLayer = (options: RedisRateLimitStoreLayerOptions): Layer.Layer<RateLimitStore> =>
+  Layer.scoped(
+    RateLimitStore,
+    Effect.acquireRelease(
+      Effect.sync(() => {
+        const client = createClient({
+          url: options.url,
+          disableOfflineQueue: true,
+          commandOptions: { timeout: options.commandTimeoutMs ?? 1000 },
+          socket: { reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) }
+        })
+        let connected = true
+        client.on("ready", () => (connected = true))
+        client.on("error", (error: unknown) => {
+          if (!connected) return
+          connected = false
+          console.error(`[queryserve] Redis rate-limit store at ${options.url} is unreachable; retrying`, error)
+        })
+        // Rejects only when closed before the first connection; the error listener has reported why.
+        client.connect().catch(() => undefined)
+        return client
+      }),
+      (client) => Effect.sync(() => client.destroy())
+    ).pipe(Effect.map((client) => makeRedisRateLimitStore({ client, prefix: options.prefix })))
+  )

@@ -1,0 +1,104 @@
+import type { ServeContext, ServeMiddleware } from "../domain/config.js"
+import { RateLimited, ServiceUnavailable } from "../domain/errors.js"
+import { getHeader, type ServeRequest } from "../domain/http.js"
+import { type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
+import { makeMemoryRateLimitStore } from "../layers/memoryRateLimitStore.js"
+import type { RateLimitStoreService } from "../services/RateLimitStore.js"
+
+export interface RateLimitOptions {
+  /** Length of a window in milliseconds. Default 60,000. */
+  readonly windowMs?: number
+  /** Requests allowed per key and window. Default 100. */
+  readonly max?: number
+  /** The key a request counts against; null or undefined exempts the request. Default: the client address. */
+  readonly keyBy?: (ctx: ServeContext) => string | null | undefined
+  /** Where counts live. Default: a memory store of this middleware; a Redis store shares limits across processes. */
+  readonly store?: RateLimitStoreService
+  /**
+   * Proxies in front of the server whose `X-Forwarded-For` entries are believed: `true` is one.
+   * Default false: only the socket address counts, so clients cannot pick their own key.
+   */
+  readonly trustProxy?: boolean | number
+  /** When the store fails: true (default) lets the request through and logs; false answers 503. */
+  readonly failOpen?: boolean
+}
+
+/**
+ * The client address: the socket peer, or with `trustedHops` proxies the entry that many places
+ * from the right of `X-Forwarded-For` (each trusted proxy appends the address it saw; what the client
+ * sent itself stays on the left and is never read).
+ */
+const clientAddress = (request: ServeRequest, trustedHops: number): string => {
+  const socketAddress = request.remoteAddress ?? "unknown"
+  if (trustedHops === 0) return socketAddress
+  const forwarded = getHeader(request, "x-forwarded-for")
+  if (forwarded === undefined) return socketAddress
+  const hops = forwarded.split(",")
+  return hops[Math.max(0, hops.length - trustedHops)]?.trim() || socketAddress
+}
+
+interface WindowState {
+  readonly count: number
+  readonly ttlMs: number
+}
+
+/**
+ * Fixed-window rate limiting. Every response of a limited endpoint carries `X-RateLimit-Limit`,
+ * `-Remaining` and `-Reset` (seconds until the window ends); over the limit it answers 429
+ * RATE_LIMITED with `Retry-After`.
+ */
+export const rateLimit = (options: RateLimitOptions = {}): ServeMiddleware => {
+  const windowMs = options.windowMs ?? 60_000
+  const max = options.max ?? 100
+  const store = options.store ?? makeMemoryRateLimitStore()
+  const trustedHops = typeof options.trustProxy === "number" ? options.trustProxy : options.trustProxy === true ? 1 : 0
+  const keyBy = options.keyBy ?? ((ctx: ServeContext) => clientAddress(ctx.request, trustedHops))
+  const failOpen = options.failOpen ?? true
+  const limit = String(max)
+  let storeFailing = false
+
+  /** Both calls go out before either is awaited: a pipelining client (node-redis) sends them in one round trip. */
+  const hit = (key: string): MaybePromise<WindowState> => {
+    const count = store.increment(key, windowMs)
+    const ttlMs = store.getTtl(key)
+    if (!isPromiseLike(count) && !isPromiseLike(ttlMs)) return { count, ttlMs }
+    return Promise.all([count, ttlMs]).then(([count, ttlMs]) => ({ count, ttlMs }))
+  }
+
+  const storeFailed = (error: unknown, next: () => MaybePromise<unknown>): MaybePromise<unknown> => {
+    // Logged once per outage: a down store under load must not flood the log.
+    if (!storeFailing) console.error("[queryserve] rate-limit store failed; " + (failOpen ? "failing open" : "answering 503"), error)
+    storeFailing = true
+    if (failOpen) return next()
+    throw new ServiceUnavailable({ message: "Rate limiting is unavailable; try again later" })
+  }
+
+  const admit = (ctx: ServeContext, next: () => MaybePromise<unknown>, { count, ttlMs }: WindowState) => {
+    storeFailing = false
+    // A store that cannot tell the TTL yet (first hit) gets the full window.
+    const resetSeconds = Math.ceil((ttlMs > 0 ? ttlMs : windowMs) / 1000)
+    ctx.setHeader("x-ratelimit-limit", limit)
+    ctx.setHeader("x-ratelimit-remaining", String(Math.max(0, max - count)))
+    ctx.setHeader("x-ratelimit-reset", String(resetSeconds))
+    if (count > max) {
+      throw new RateLimited({ message: `Too many requests: the limit is ${max} per ${windowMs} ms`, retryAfterSeconds: resetSeconds })
+    }
+    return next()
+  }
+
+  return (ctx, next) => {
+    const key = keyBy(ctx)
+    if (key === null || key === undefined) return next()
+    let state: MaybePromise<WindowState>
+    try {
+      state = hit(key)
+    } catch (error) {
+      return storeFailed(error, next)
+    }
+    if (!isPromiseLike(state)) return admit(ctx, next, state)
+    return Promise.resolve(state).then(
+      (resolved) => admit(ctx, next, resolved),
+      (error: unknown) => storeFailed(error, next)
+    )
+  }
+}

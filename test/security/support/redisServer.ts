@@ -1,0 +1,82 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { createServer } from "node:net"
+
+/** A redis-server child on a loopback port, for tests. */
+export interface RedisServer {
+  readonly port: number
+  readonly url: string
+  /** Kills the server at once (SIGKILL), like a crash. */
+  kill(): Promise<void>
+  /** Starts a fresh server on the same port after `kill`. */
+  restart(): Promise<void>
+  stop(): Promise<void>
+}
+
+/**
+ * Why Redis tests cannot run here, or undefined when they can. Locally a missing binary skips them;
+ * in CI (CI=true) it is a failure, because `.ci/run` installs redis-server.
+ */
+export const redisUnavailable = (): string | undefined => {
+  const found = spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0
+  if (found) return undefined
+  if (process.env.CI === "true") throw new Error("redis-server is not installed, and CI=true requires the Redis tests to run")
+  const reason = "redis-server is not installed: skipping the Redis tests (CI installs it and runs them)"
+  console.warn(reason)
+  return reason
+}
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      probe.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
+    })
+  })
+
+const launch = (port: number): Promise<ChildProcess> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(
+      "redis-server",
+      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no"],
+      { stdio: ["ignore", "pipe", "pipe"] }
+    )
+    let output = ""
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`redis-server did not start within 10 s:\n${output}`))
+    }, 10_000)
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString()
+      if (output.includes("Ready to accept connections")) {
+        clearTimeout(timer)
+        resolve(child)
+      }
+    })
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`redis-server exited with ${code}:\n${output}`))
+    })
+  })
+
+const exited = (child: ChildProcess, signal: NodeJS.Signals): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once("exit", () => resolve())
+    child.kill(signal)
+  })
+
+export const startRedis = async (): Promise<RedisServer> => {
+  const port = await freePort()
+  let child = await launch(port)
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    kill: () => exited(child, "SIGKILL"),
+    restart: async () => {
+      child = await launch(port)
+    },
+    stop: () => exited(child, "SIGTERM")
+  }
+}
