@@ -4,14 +4,15 @@ const DEFAULT_METHODS = "GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS"
 const DEFAULT_EXPOSED = "x-request-id,x-ratelimit-limit,x-ratelimit-remaining,x-ratelimit-reset,retry-after,etag"
 
 export interface CorsPlan {
-  /** Headers for an ordinary response, or undefined when the origin is not allowed. */
-  headersFor(origin: string | undefined): Record<string, string> | undefined
+  /** Headers for an ordinary response; only `Vary` when the origin is not allowed. */
+  headersFor(origin: string | undefined): Readonly<Record<string, string>>
   /** Headers for a preflight answer, or undefined when the origin is not allowed. */
   preflightFor(origin: string | undefined, requestedHeaders: string | undefined): Record<string, string> | undefined
 }
 
-const originMatcher = (origin: CorsOptions["origin"]): ((origin: string) => boolean) => {
-  if (origin === undefined) return () => true
+/** undefined: every origin is allowed. */
+const originMatcher = (origin: CorsOptions["origin"]): ((origin: string) => boolean) | undefined => {
+  if (origin === undefined || origin === "*") return undefined
   if (typeof origin === "string") return (candidate) => candidate === origin
   if (typeof origin === "function") return origin
   const allowed = new Set(origin)
@@ -22,32 +23,45 @@ export const compileCors = (option: true | CorsOptions | undefined): CorsPlan | 
   if (option === undefined) return undefined
   const options: CorsOptions = option === true ? {} : option
   const matches = originMatcher(options.origin)
-  // `*` only when every origin is allowed and no credentials are sent; otherwise reflect the origin.
-  const wildcard = options.origin === undefined && options.credentials !== true
+  const credentials = options.credentials === true
   const exposed = [DEFAULT_EXPOSED, ...(options.exposedHeaders ?? [])].join(",")
   const methods = options.methods?.join(",") ?? DEFAULT_METHODS
   const allowedHeaders = options.allowedHeaders?.join(",")
+  // `*` only when every origin is allowed and no credentials are sent; otherwise the origin is reflected,
+  // and every answer says it varies by Origin so a shared cache never hands one origin's answer to another.
+  const wildcard = matches === undefined && !credentials
+  const wildcardHeaders: Readonly<Record<string, string>> = {
+    "access-control-allow-origin": "*",
+    "access-control-expose-headers": exposed
+  }
+  const varyOnly: Readonly<Record<string, string>> = { vary: "Origin" }
 
-  const headersFor = (origin: string | undefined): Record<string, string> | undefined => {
-    if (wildcard) return { "access-control-allow-origin": "*", "access-control-expose-headers": exposed }
-    if (origin === undefined || !matches(origin)) return undefined
+  const allowedOrigin = (origin: string | undefined): origin is string =>
+    origin !== undefined && (matches === undefined || matches(origin))
+
+  const headersFor = (origin: string | undefined): Readonly<Record<string, string>> => {
+    if (wildcard) return wildcardHeaders
+    if (!allowedOrigin(origin)) return varyOnly
     const headers: Record<string, string> = {
       "access-control-allow-origin": origin,
       "access-control-expose-headers": exposed,
       vary: "Origin"
     }
-    if (options.credentials === true) headers["access-control-allow-credentials"] = "true"
+    if (credentials) headers["access-control-allow-credentials"] = "true"
     return headers
   }
 
   return {
     headersFor,
     preflightFor: (origin, requestedHeaders) => {
-      const base = headersFor(origin)
-      if (base === undefined) return undefined
-      const headers: Record<string, string> = { ...base, "access-control-allow-methods": methods }
-      const allowHeaders = allowedHeaders ?? requestedHeaders
-      if (allowHeaders !== undefined) headers["access-control-allow-headers"] = allowHeaders
+      if (!wildcard && !allowedOrigin(origin)) return undefined
+      const headers: Record<string, string> = { ...headersFor(origin), "access-control-allow-methods": methods }
+      if (allowedHeaders !== undefined) headers["access-control-allow-headers"] = allowedHeaders
+      else if (requestedHeaders !== undefined) {
+        // Echoing the requested headers makes the answer depend on them too.
+        headers["access-control-allow-headers"] = requestedHeaders
+        headers.vary = wildcard ? "Access-Control-Request-Headers" : "Origin, Access-Control-Request-Headers"
+      }
       if (options.maxAge !== undefined) headers["access-control-max-age"] = String(options.maxAge)
       return headers
     }
