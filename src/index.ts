@@ -40,6 +40,7 @@ export {
   Forbidden,
   GatewayTimeout,
   InternalError,
+  NotAcceptable,
   NotFound,
   PayloadTooLarge,
   QueryFailure,

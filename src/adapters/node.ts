@@ -1,83 +1,165 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { toErrorResponse } from "../domain/envelope.js"
-import { InternalError, PayloadTooLarge, type ServeError } from "../domain/errors.js"
-import type { ServeRequest, ServeResponse, ServeHandler } from "../domain/http.js"
+import { InternalError, PayloadTooLarge, type ServeError, ServiceUnavailable } from "../domain/errors.js"
+import type { ServeHandler, ServeResponse } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
+import { TransportRequest } from "../domain/transportRequest.js"
+import { resolveRequestId } from "../pipeline/requestId.js"
+import { type DeadlineQueue, deadlineQueue } from "./deadlines.js"
 
 export interface NodeHandlerOptions {
   /** Largest accepted request body in bytes (default 1 MiB); larger ones get 413 without being buffered. */
   readonly bodyLimit?: number
+  /** Milliseconds a handler may take before the answer is 504 and `ctx.signal` aborts (default 30 s; 0 = none). */
+  readonly requestTimeout?: number
+  /** Take the client address from the first `x-forwarded-for` hop (default false: the socket's address). */
+  readonly trustProxy?: boolean
+}
+
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void
+
+/** Lets a server refuse new requests while it drains, and know when the last one in flight was answered. */
+export interface RequestGate {
+  readonly draining: boolean
+  enter(): void
+  leave(): void
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
 
-const writeResponse = (res: ServerResponse, response: ServeResponse): void => {
-  if (res.headersSent) return
-  res.writeHead(response.status, response.headers)
-  res.end(response.body ?? undefined)
+const JSON_CONTENT_TYPE = "application/json; charset=utf-8"
+
+/** First address of `x-forwarded-for`: the client as the nearest trusted proxy saw it. */
+export const firstForwardedHop = (header: string | ReadonlyArray<string> | undefined): string | undefined => {
+  const value = typeof header === "string" ? header : header?.[0]
+  if (value === undefined) return undefined
+  const comma = value.indexOf(",")
+  const hop = (comma === -1 ? value : value.slice(0, comma)).trim()
+  return hop.length > 0 ? hop : undefined
 }
 
-const writeError = (res: ServerResponse, error: ServeError): void => {
+/** A response for a failure the adapter detects before (or instead of) the pipeline. */
+export const adapterErrorResponse = (
+  error: ServeError,
+  request: { readonly headers?: IncomingMessage["headers"] | Record<string, string> }
+): ServeResponse => {
   const { status, headers, envelope } = toErrorResponse(error)
-  writeResponse(res, { status, headers: { ...headers, "content-type": "application/json; charset=utf-8" }, body: JSON.stringify(envelope) })
+  return {
+    status,
+    headers: { ...headers, "content-type": JSON_CONTENT_TYPE, "x-request-id": resolveRequestId({ method: "", path: "", ...request }) },
+    body: JSON.stringify(envelope)
+  }
 }
+
+const payloadTooLarge = (limit: number): PayloadTooLarge =>
+  new PayloadTooLarge({ message: `The request body exceeds the limit of ${limit} bytes`, limitBytes: limit })
 
 const hasBody = (req: IncomingMessage): boolean =>
   req.method !== "GET" && req.method !== "HEAD" &&
   (req.headers["content-length"] !== undefined ? req.headers["content-length"] !== "0" : req.headers["transfer-encoding"] !== undefined)
 
-/** Reads the body as text, refusing more than `limit` bytes by Content-Length or while streaming. */
+/** Reads the body as text; rejects with 413 as soon as more than `limit` bytes arrived, and stops reading. */
 const readBody = (req: IncomingMessage, limit: number): Promise<string> =>
   new Promise((resolve, reject) => {
-    const tooLarge = () => new PayloadTooLarge({ message: `Request body exceeds ${limit} bytes`, limitBytes: limit })
-    const declared = Number(req.headers["content-length"])
-    if (Number.isFinite(declared) && declared > limit) return reject(tooLarge())
     const chunks: Array<Buffer> = []
     let size = 0
-    req.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       size += chunk.length
-      if (size > limit) {
-        req.removeAllListeners("data")
-        req.resume()
-        reject(tooLarge())
-      } else chunks.push(chunk)
-    })
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+      if (size <= limit) return void chunks.push(chunk)
+      req.off("data", onData)
+      req.pause()
+      reject(payloadTooLarge(limit))
+    }
+    req.on("data", onData)
+    req.on("end", () => resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")))
     req.on("error", reject)
   })
 
-const toServeRequest = (req: IncomingMessage, body: string | undefined): ServeRequest => {
-  const { path, query } = splitUrl(req.url ?? "/")
-  return {
-    method: req.method ?? "GET",
-    path,
-    query,
-    headers: req.headers,
-    body,
-    remoteAddress: req.socket.remoteAddress,
-    raw: req
-  }
+const write = (res: ServerResponse, response: ServeResponse, close: boolean): void => {
+  if (close) res.setHeader("connection", "close")
+  res.writeHead(response.status, response.headers)
+  res.end(response.body ?? undefined)
 }
 
-/** A Node `(req, res)` listener over a ServeHandler; it only translates between the two. */
-export const createNodeHandler = (handler: ServeHandler, options: NodeHandlerOptions = {}) => {
+const shuttingDown = new ServiceUnavailable({ message: "The server is shutting down" })
+
+const clientClosed = (): DOMException => new DOMException("The client closed the connection", "AbortError")
+
+/**
+ * The Node listener behind `createNodeHandler` and `startNodeServer`. It only translates: body
+ * limit, deadline and client address on the way in, status/headers/body on the way out.
+ */
+export const makeNodeListener = (
+  handler: ServeHandler,
+  options: NodeHandlerOptions,
+  gate: RequestGate | undefined
+): NodeListener => {
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
-  const dispatch = (res: ServerResponse, request: ServeRequest): void => {
-    try {
-      const response = handler(request)
-      if (isPromiseLike(response)) {
-        response.then((r) => writeResponse(res, r), (error: unknown) => writeError(res, new InternalError({ cause: error })))
-      } else writeResponse(res, response)
-    } catch (error) {
-      writeError(res, new InternalError({ cause: error }))
+  const trustProxy = options.trustProxy === true
+  const deadlines: DeadlineQueue | undefined = deadlineQueue(options.requestTimeout)
+
+  /** Writes the one answer of an admitted request; later attempts (a late handler after a 504) are dropped. */
+  const send = (res: ServerResponse, response: ServeResponse, close: boolean): void => {
+    if (res.headersSent) return
+    if (gate !== undefined) {
+      // While draining, no connection is kept alive for another request.
+      if (gate.draining) close = true
+      gate.leave()
     }
+    write(res, response, close)
   }
-  return (req: IncomingMessage, res: ServerResponse): void => {
-    if (!hasBody(req)) return dispatch(res, toServeRequest(req, undefined))
+  const fail = (req: IncomingMessage, res: ServerResponse, error: ServeError, close = false): void =>
+    send(res, adapterErrorResponse(error, req), close)
+
+  const awaitAnswer = (req: IncomingMessage, res: ServerResponse, request: TransportRequest, answer: PromiseLike<ServeResponse>) => {
+    const deadline = deadlines?.track(request, (error) => fail(req, res, error))
+    res.on("close", () => {
+      if (!res.writableFinished) request.abort(clientClosed())
+    })
+    answer.then(
+      (response) => {
+        if (deadline !== undefined) deadlines!.settle(deadline)
+        send(res, response, false)
+      },
+      (error: unknown) => {
+        if (deadline !== undefined) deadlines!.settle(deadline)
+        fail(req, res, new InternalError({ cause: error }))
+      }
+    )
+  }
+
+  const dispatch = (req: IncomingMessage, res: ServerResponse, body: unknown): void => {
+    const { path, query } = splitUrl(req.url ?? "/")
+    const remoteAddress = (trustProxy ? firstForwardedHop(req.headers["x-forwarded-for"]) : undefined) ?? req.socket.remoteAddress
+    const request = new TransportRequest(req.method ?? "GET", path, query, req.headers, body, remoteAddress, req)
+    let answer: ReturnType<ServeHandler>
+    try {
+      answer = handler(request)
+    } catch (error) {
+      return fail(req, res, new InternalError({ cause: error }))
+    }
+    if (isPromiseLike(answer)) awaitAnswer(req, res, request, answer)
+    else send(res, answer, false)
+  }
+
+  return (req, res) => {
+    if (gate !== undefined) {
+      if (gate.draining) return write(res, adapterErrorResponse(shuttingDown, req), true)
+      gate.enter()
+    }
+    if (!hasBody(req)) return dispatch(req, res, undefined)
+    // A framework in front (Express body parsers, serverless runtimes) may have read the body already.
+    if (req.readableEnded) return dispatch(req, res, (req as { body?: unknown }).body)
+    if (Number(req.headers["content-length"]) > limit) return fail(req, res, payloadTooLarge(limit), true)
     readBody(req, limit).then(
-      (body) => dispatch(res, toServeRequest(req, body)),
-      (error: unknown) => writeError(res, error instanceof PayloadTooLarge ? error : new InternalError({ cause: error }))
+      (body) => dispatch(req, res, body),
+      (error: unknown) =>
+        error instanceof PayloadTooLarge ? fail(req, res, error, true) : fail(req, res, new InternalError({ cause: error }))
     )
   }
 }
+
+/** A Node `(req, res)` listener over a ServeHandler, for your own `http.createServer` or framework. */
+export const createNodeHandler = (handler: ServeHandler, options: NodeHandlerOptions = {}): NodeListener =>
+  makeNodeListener(handler, options, undefined)

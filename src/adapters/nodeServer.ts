@@ -1,50 +1,113 @@
-import type { ServeHandler } from "../domain/http.js"
+import cluster from "node:cluster"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { createNodeHandler, type NodeHandlerOptions } from "./node.js"
+import type { ServeHandler } from "../domain/http.js"
+import { startClusterPrimary, stopOnPrimaryRequest } from "./cluster.js"
+import { DEFAULT_REQUEST_TIMEOUT } from "./deadlines.js"
+import { makeNodeListener, type RequestGate } from "./node.js"
+import {
+  DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,
+  type NodeServerOptions,
+  resolveHostname,
+  resolvePort,
+  type RunningServer,
+  serverUrl
+} from "./serverOptions.js"
+import { stopOnShutdownSignal } from "./shutdownSignals.js"
 
-export interface NodeServerOptions extends NodeHandlerOptions {
-  /** Default: the PORT environment variable, else 4000. 0 picks a free port. */
-  readonly port?: number
-  /** Default: the HOST environment variable, else "localhost". */
-  readonly hostname?: string
+export type { NodeServerOptions, RunningServer } from "./serverOptions.js"
+
+const DEFAULT_HEADERS_TIMEOUT = 10_000
+const DEFAULT_KEEP_ALIVE_TIMEOUT = 5_000
+
+/** In-flight bookkeeping for a graceful stop. */
+class Drain implements RequestGate {
+  draining = false
+  private inFlight = 0
+  private onIdle: (() => void) | undefined = undefined
+
+  enter(): void {
+    this.inFlight++
+  }
+
+  leave(): void {
+    if (--this.inFlight === 0) this.onIdle?.()
+  }
+
+  /** Starts refusing new requests; resolves once the admitted ones are answered. */
+  start(): Promise<void> {
+    this.draining = true
+    return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (this.onIdle = resolve))
+  }
 }
 
-export interface RunningServer {
-  readonly server: Server
-  readonly port: number
-  readonly hostname: string
-  readonly url: string
-  /** Stops accepting connections and resolves once open ones are closed. */
-  stop(): Promise<void>
+/**
+ * Stops listening but keeps idle keep-alive connections open: `http.Server#close` would drop them,
+ * and a request arriving on one should get a clear 503 with `Connection: close` instead of a reset.
+ */
+const stopListening = (server: Server): void => {
+  const closeIdleConnections = server.closeIdleConnections
+  server.closeIdleConnections = () => {}
+  try {
+    server.close()
+  } finally {
+    server.closeIdleConnections = closeIdleConnections
+  }
 }
 
-const defaultPort = (): number => {
-  const fromEnv = Number(process.env.PORT)
-  return Number.isInteger(fromEnv) && fromEnv >= 0 ? fromEnv : 4000
-}
-
-/** Boots a node:http server for a ServeHandler. */
-export const startNodeServer = (handler: ServeHandler, options: NodeServerOptions = {}): Promise<RunningServer> => {
-  const hostname = options.hostname ?? process.env.HOST ?? "localhost"
-  const server = createServer(createNodeHandler(handler, options))
-  return new Promise((resolve, reject) => {
+const listen = (server: Server, port: number, hostname: string): Promise<number> =>
+  new Promise((resolve, reject) => {
     server.once("error", reject)
-    server.listen(options.port ?? defaultPort(), hostname, () => {
+    server.listen(port, hostname, () => {
       server.off("error", reject)
-      const { port } = server.address() as AddressInfo
-      const host = hostname.includes(":") ? `[${hostname}]` : hostname
-      resolve({
-        server,
-        port,
-        hostname,
-        url: `http://${host}:${port}`,
-        stop: () =>
-          new Promise<void>((done, fail) => {
-            server.close((error) => (error ? fail(error) : done()))
-            server.closeIdleConnections()
-          })
-      })
+      resolve((server.address() as AddressInfo).port)
     })
   })
+
+const startSingleServer = async (handler: ServeHandler, options: NodeServerOptions): Promise<RunningServer> => {
+  const hostname = resolveHostname(options.hostname)
+  const drain = new Drain()
+  // Node's own limits against slow clients: the whole request (408) and its headers must arrive in time.
+  const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT
+  const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout || Infinity)
+  const server = createServer(
+    {
+      requestTimeout,
+      headersTimeout,
+      // Node checks both every 30 s by default, too coarse for a 10 s headers timeout.
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.round(headersTimeout / 4)))
+    },
+    makeNodeListener(handler, options, drain)
+  )
+  server.keepAliveTimeout = options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT
+  const port = await listen(server, resolvePort(options.port), hostname)
+
+  let stopped: Promise<void> | undefined
+  const closed = new Promise<void>((resolve) => server.once("close", () => resolve()))
+  const stop = (): Promise<void> => (stopped ??= gracefulStop())
+  const unsubscribeSignals = options.handleSignals === false ? undefined : stopOnShutdownSignal(stop)
+  const unsubscribePrimary = cluster.isWorker ? stopOnPrimaryRequest(stop) : undefined
+
+  const gracefulStop = async (): Promise<void> => {
+    unsubscribeSignals?.()
+    unsubscribePrimary?.()
+    stopListening(server)
+    const force = setTimeout(() => server.closeAllConnections(), options.gracefulShutdownTimeout ?? DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT)
+    force.unref()
+    await Promise.race([drain.start(), closed])
+    // Answered connections either carry `Connection: close` or sit idle: close the idle ones now.
+    server.closeIdleConnections()
+    await closed
+    clearTimeout(force)
+  }
+
+  return { server, port, hostname, url: serverUrl(hostname, port), stop }
 }
+
+/**
+ * Boots a node:http server for a ServeHandler, with body limit, request timeout, slow-client
+ * timeouts and graceful shutdown. With `workers > 1` the calling process becomes a node:cluster
+ * primary that forks the workers; each worker runs the same program and serves in its own process.
+ */
+export const startNodeServer = (handler: ServeHandler, options: NodeServerOptions = {}): Promise<RunningServer> =>
+  (options.workers ?? 1) > 1 && cluster.isPrimary ? startClusterPrimary(options) : startSingleServer(handler, options)

@@ -7,6 +7,7 @@ import { getHeader, type ServeRequest, type ServeResponse } from "../domain/http
 import { type MaybePromise, andThen, isPromiseLike } from "../domain/maybePromise.js"
 import { RequestContext } from "../pipeline/context.js"
 import { compileCors, type CorsPlan } from "../pipeline/cors.js"
+import { settleBeforeDeadline } from "../pipeline/deadline.js"
 import { runGuards } from "../pipeline/guards.js"
 import { readInput } from "../pipeline/input.js"
 import { type EffectRunner, makeEffectRunner, settle } from "../pipeline/invoke.js"
@@ -168,7 +169,7 @@ export const makePipeline = (
     }
     try {
       const result = runStages(compiled, ctx, options)
-      return isPromiseLike(result) ? Promise.resolve(result).then(succeed, fail) : succeed(result)
+      return isPromiseLike(result) ? settleBeforeDeadline(result, request, succeed, fail) : succeed(result)
     } catch (thrown) {
       return fail(thrown)
     }

@@ -1,0 +1,42 @@
+import type { Server } from "node:http"
+import type { NodeHandlerOptions } from "./node.js"
+
+export interface NodeServerOptions extends NodeHandlerOptions {
+  /** Default: the PORT environment variable, else 4000. 0 picks a free port. */
+  readonly port?: number
+  /** Default: the HOST environment variable, else "localhost". */
+  readonly hostname?: string
+  /** Milliseconds `stop()` (or SIGTERM/SIGINT) waits for in-flight requests before closing their connections (default 10 s). */
+  readonly gracefulShutdownTimeout?: number
+  /** Milliseconds a client has to send the request headers (default 10 s): slow-loris protection. */
+  readonly headersTimeout?: number
+  /** Milliseconds an idle keep-alive connection stays open (default 5 s). */
+  readonly keepAliveTimeout?: number
+  /** Drain and stop on SIGTERM/SIGINT (default true). */
+  readonly handleSignals?: boolean
+  /** Run this many processes with node:cluster, sharing the port (default 1: this process only). */
+  readonly workers?: number
+}
+
+export interface RunningServer {
+  /** The node:http server; undefined in the primary process of a `workers` cluster. */
+  readonly server: Server | undefined
+  readonly port: number
+  readonly hostname: string
+  readonly url: string
+  /** Drains like SIGTERM does: refuses new requests with 503, lets in-flight ones finish, then closes. */
+  stop(): Promise<void>
+}
+
+export const DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT = 10_000
+
+export const resolvePort = (port: number | undefined): number => {
+  if (port !== undefined) return port
+  const fromEnv = Number(process.env.PORT)
+  return process.env.PORT !== undefined && Number.isInteger(fromEnv) && fromEnv >= 0 ? fromEnv : 4000
+}
+
+export const resolveHostname = (hostname: string | undefined): string => hostname ?? process.env.HOST ?? "localhost"
+
+export const serverUrl = (hostname: string, port: number): string =>
+  `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`

@@ -1,0 +1,71 @@
+import type { HeaderMap, QueryParams, ServeRequest } from "./http.js"
+
+/**
+ * The ServeRequest queryserve's own adapters build. Creating an AbortController per request costs
+ * more than the rest of a small request, so the signal exists only once someone reads it (a handler
+ * through `ctx.signal`, or an Effect handler being run). Until then an abort is only recorded, and
+ * the pipeline learns about an expired deadline through `onExpire`, which creates nothing.
+ */
+export class TransportRequest implements ServeRequest {
+  private controller: AbortController | undefined = undefined
+  private combined: AbortSignal | undefined = undefined
+  private aborted = false
+  private abortReason: unknown = undefined
+  private expired = false
+  private expiry: unknown = undefined
+  private expireListener: ((error: unknown) => void) | undefined = undefined
+
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly query: QueryParams,
+    readonly headers: HeaderMap,
+    readonly body: unknown,
+    readonly remoteAddress: string | undefined,
+    readonly raw: unknown,
+    /** The transport's own signal (a fetch Request's); `signal` follows it too. */
+    private readonly upstream: AbortSignal | undefined = undefined
+  ) {}
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController()
+      if (this.aborted) this.controller.abort(this.abortReason)
+    }
+    if (this.upstream === undefined) return this.controller.signal
+    return (this.combined ??= AbortSignal.any([this.upstream, this.controller.signal]))
+  }
+
+  /** Aborts `signal` (now, or when it is first read): the client went away. */
+  abort(reason: unknown): void {
+    if (this.aborted) return
+    this.aborted = true
+    this.abortReason = reason
+    this.controller?.abort(reason)
+  }
+
+  /** The deadline passed: aborts `signal` with `error` and tells the pipeline, which answers with it. */
+  expire(error: unknown): void {
+    if (this.expired) return
+    this.expired = true
+    this.expiry = error
+    this.abort(error)
+    const listener = this.expireListener
+    this.expireListener = undefined
+    listener?.(error)
+  }
+
+  /** One listener (the pipeline's) for `expire`; called at once when the deadline already passed. Returns the unsubscribe. */
+  onExpire(listener: (error: unknown) => void): () => void {
+    if (this.expired) {
+      listener(this.expiry)
+      return noop
+    }
+    this.expireListener = listener
+    return () => {
+      if (this.expireListener === listener) this.expireListener = undefined
+    }
+  }
+}
+
+const noop = (): void => {}

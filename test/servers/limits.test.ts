@@ -1,0 +1,172 @@
+import { Effect } from "effect"
+import { defineServe, type RunningServer, type ServeQueryEvent } from "queryserve"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { openConnection, statusLines } from "./support/rawHttp.js"
+
+const MiB = 1024 * 1024
+
+describe("body limit", () => {
+  const api = defineServe({
+    queries: { echo: { method: "POST", query: ({ input }: { input: unknown }) => ({ bytes: JSON.stringify(input).length }) } }
+  })
+  let server: RunningServer
+  beforeAll(async () => {
+    server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false })
+  })
+  afterAll(() => server.stop())
+  const echoUrl = () => `${server.url}/api/analytics/echo`
+
+  it("answers a 2 MiB body 413 PAYLOAD_TOO_LARGE", async () => {
+    const response = await fetch(echoUrl(), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify("x".repeat(2 * MiB)) })
+    expect(response.status).toBe(413)
+    expect(response.headers.get("connection")).toBe("close")
+    expect(response.headers.get("x-request-id")).toBeTruthy()
+    expect(await response.json()).toEqual({
+      error: { type: "PAYLOAD_TOO_LARGE", message: `The request body exceeds the limit of ${MiB} bytes`, details: { limitBytes: MiB } }
+    })
+  })
+
+  it("refuses by Content-Length before a single body byte was sent, then closes the connection", async () => {
+    const connection = await openConnection(server.port)
+    connection.write(`POST /api/analytics/echo HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: ${2 * MiB}\r\n\r\n`)
+    const received = await connection.readUntil((text) => text.includes("PAYLOAD_TOO_LARGE"))
+    expect(statusLines(received)).toEqual(["HTTP/1.1 413 Payload Too Large"])
+    await connection.closed
+  })
+
+  it("refuses a chunked body without Content-Length once it passes the limit, without waiting for the rest", async () => {
+    const connection = await openConnection(server.port)
+    connection.write("POST /api/analytics/echo HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+    const chunk = "a".repeat(64 * 1024)
+    // 1.5 MiB of chunks and no terminating chunk: the client is still "sending" when the answer comes.
+    for (let i = 0; i < 24; i++) connection.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`)
+    const received = await connection.readUntil((text) => text.includes("PAYLOAD_TOO_LARGE"))
+    expect(statusLines(received)).toEqual(["HTTP/1.1 413 Payload Too Large"])
+    expect(received.toLowerCase()).toContain("connection: close")
+    await connection.closed
+  })
+
+  it("refuses a 2 MiB streamed body sent by fetch", async () => {
+    const piece = new TextEncoder().encode("b".repeat(64 * 1024))
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 32; i++) controller.enqueue(piece)
+        controller.close()
+      }
+    })
+    const response = await fetch(echoUrl(), { method: "POST", body, duplex: "half" } as RequestInit)
+    expect(response.status).toBe(413)
+  })
+
+  it("accepts a body just under the limit, and honours a custom bodyLimit", async () => {
+    const text = JSON.stringify("c".repeat(MiB - 16))
+    const ok = await fetch(echoUrl(), { method: "POST", headers: { "content-type": "application/json" }, body: text })
+    expect(ok.status).toBe(200)
+    const small = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, bodyLimit: 100 })
+    try {
+      const refused = await fetch(`${small.url}/api/analytics/echo`, { method: "POST", body: JSON.stringify("d".repeat(200)) })
+      expect(refused.status).toBe(413)
+      expect((await refused.json()).error.details).toEqual({ limitBytes: 100 })
+    } finally {
+      await small.stop()
+    }
+  })
+})
+
+describe("request timeout", () => {
+  const seen = { promiseAborted: false, reason: undefined as unknown, effectInterrupted: false }
+  const events: Array<ServeQueryEvent> = []
+  const api = defineServe({
+    queries: {
+      watchesSignal: ({ ctx }: { ctx: { signal: AbortSignal } }) =>
+        new Promise((resolve) =>
+          ctx.signal.addEventListener("abort", () => {
+            seen.promiseAborted = ctx.signal.aborted
+            seen.reason = ctx.signal.reason
+            resolve("too late")
+          })
+        ),
+      ignoresSignal: () => new Promise(() => {}),
+      effectNever: () => Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => (seen.effectInterrupted = true)))),
+      quick: () => new Promise((resolve) => setTimeout(() => resolve({ ok: true }), 20))
+    }
+  })
+  api.queryLogger.on((event) => events.push(event))
+  let server: RunningServer
+  beforeAll(async () => {
+    server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, requestTimeout: 300 })
+  })
+  afterAll(() => server.stop())
+  const get = (key: string) => fetch(`${server.url}/api/analytics/${key}`, { headers: { "x-request-id": `t-${key}` } })
+
+  it("answers 504 GATEWAY_TIMEOUT and aborts the handler's ctx.signal", async () => {
+    const started = performance.now()
+    const response = await get("watchesSignal")
+    const elapsed = performance.now() - started
+    expect(response.status).toBe(504)
+    expect(response.headers.get("x-request-id")).toBe("t-watchesSignal")
+    expect(await response.json()).toEqual({
+      error: { type: "GATEWAY_TIMEOUT", message: "The request did not complete within 300 ms", details: { timeoutMs: 300 } }
+    })
+    expect(elapsed).toBeGreaterThanOrEqual(290)
+    expect(seen.promiseAborted).toBe(true)
+    expect((seen.reason as { _tag?: string })._tag).toBe("GatewayTimeout")
+    const failed = events.find((event) => event.requestId === "t-watchesSignal" && event.status === "error")
+    expect(failed?.responseStatus).toBe(504)
+  })
+
+  it("answers 504 even when the handler never looks at the signal", async () => {
+    const response = await get("ignoresSignal")
+    expect(response.status).toBe(504)
+  })
+
+  it("interrupts an Effect handler", async () => {
+    const response = await get("effectNever")
+    expect(response.status).toBe(504)
+    await expect.poll(() => seen.effectInterrupted).toBe(true)
+  })
+
+  it("lets a handler that finishes in time answer normally", async () => {
+    const response = await get("quick")
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ ok: true })
+  })
+})
+
+describe("client address", () => {
+  const api = defineServe({
+    queries: { whoami: ({ ctx }: { ctx: { request: { remoteAddress?: string } } }) => ({ address: ctx.request.remoteAddress }) }
+  })
+
+  it("is the socket's address, and the first x-forwarded-for hop only with trustProxy", async () => {
+    const plain = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false })
+    const proxied = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, trustProxy: true })
+    try {
+      const headers = { "x-forwarded-for": "203.0.113.7, 10.0.0.1" }
+      const direct = await (await fetch(`${plain.url}/api/analytics/whoami`, { headers })).json()
+      expect(direct).toEqual({ address: "127.0.0.1" })
+      const forwarded = await (await fetch(`${proxied.url}/api/analytics/whoami`, { headers })).json()
+      expect(forwarded).toEqual({ address: "203.0.113.7" })
+      const withoutHeader = await (await fetch(`${proxied.url}/api/analytics/whoami`)).json()
+      expect(withoutHeader).toEqual({ address: "127.0.0.1" })
+    } finally {
+      await Promise.all([plain.stop(), proxied.stop()])
+    }
+  })
+})
+
+describe("slow clients", () => {
+  it("closes a connection whose headers do not arrive within headersTimeout", async () => {
+    const api = defineServe({ queries: { ping: () => "pong" } })
+    const server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, headersTimeout: 400 })
+    try {
+      const connection = await openConnection(server.port)
+      connection.write("GET /api/analytics/ping HTTP/1.1\r\nHost: t\r\n")
+      const received = await connection.readUntil((text) => text.length > 0, 5_000)
+      expect(statusLines(received)).toEqual(["HTTP/1.1 408 Request Timeout"])
+      await connection.closed
+    } finally {
+      await server.stop()
+    }
+  })
+})

@@ -1,0 +1,119 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { connect } from "node:net"
+import { fileURLToPath } from "node:url"
+import { defineServe } from "queryserve"
+import { afterEach, describe, expect, it } from "vitest"
+import { openConnection, statusLines } from "./support/rawHttp.js"
+
+const drainServer = fileURLToPath(new URL("./support/drainServer.ts", import.meta.url))
+
+/** Resolves once nothing accepts connections on `port` any more. */
+const refusesConnections = async (port: number): Promise<void> => {
+  for (;;) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1")
+      socket.once("connect", () => {
+        socket.destroy()
+        resolve(false)
+      })
+      socket.once("error", () => resolve(true))
+    })
+    if (refused) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+const waitForLines = (child: ChildProcess, predicate: (lines: ReadonlyArray<string>) => boolean): Promise<ReadonlyArray<string>> =>
+  new Promise((resolve, reject) => {
+    const lines: Array<string> = []
+    let buffered = ""
+    const onData = (chunk: Buffer): void => {
+      buffered += chunk.toString("utf8")
+      const parts = buffered.split("\n")
+      buffered = parts.pop() ?? ""
+      lines.push(...parts)
+      if (predicate(lines)) {
+        child.stdout!.off("data", onData)
+        resolve(lines)
+      }
+    }
+    child.stdout!.on("data", onData)
+    child.once("exit", (code) => reject(new Error(`server exited early (${code}); output: ${lines.join(" | ")}`)))
+  })
+
+describe("graceful shutdown on SIGTERM (server in a child process)", () => {
+  let child: ChildProcess | undefined
+  afterEach(() => {
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  })
+
+  it("lets 50 in-flight slow requests complete, answers a new request on an open connection 503, then exits", async () => {
+    child = spawn(process.execPath, ["--import", "tsx", drainServer], { stdio: ["ignore", "pipe", "inherit"] })
+    const ready = await waitForLines(child, (lines) => lines.some((line) => line.startsWith("ready ")))
+    const port = Number(ready.find((line) => line.startsWith("ready "))!.slice(6))
+    const base = `http://127.0.0.1:${port}/api/analytics`
+
+    // A keep-alive connection that served one request and sits idle when the signal comes.
+    const idle = await openConnection(port)
+    idle.write("GET /api/analytics/fast HTTP/1.1\r\nHost: t\r\n\r\n")
+    expect(statusLines(await idle.readUntil((text) => text.includes('{"fast":true}')))).toEqual(["HTTP/1.1 200 OK"])
+
+    const inFlight = Array.from({ length: 50 }, () => fetch(`${base}/slow`))
+    await waitForLines(child, (lines) => lines.filter((line) => line === "started").length === 50)
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child!.once("exit", (code, signal) => resolve({ code, signal }))
+    )
+    child.kill("SIGTERM")
+    await refusesConnections(port)
+
+    idle.write("GET /api/analytics/fast HTTP/1.1\r\nHost: t\r\n\r\n")
+    const refused = await idle.readUntil((text) => text.includes("SERVICE_UNAVAILABLE"))
+    expect(statusLines(refused)).toEqual(["HTTP/1.1 200 OK", "HTTP/1.1 503 Service Unavailable"])
+    expect(refused.slice(refused.indexOf("HTTP/1.1 503")).toLowerCase()).toContain("connection: close")
+    await idle.closed
+
+    const responses = await Promise.all(inFlight)
+    expect(responses.map((response) => response.status)).toEqual(Array(50).fill(200))
+    expect(await Promise.all(responses.map((response) => response.json()))).toEqual(Array(50).fill({ done: true }))
+    expect(responses[0]!.headers.get("connection")).toBe("close")
+    // Drained, the server re-raises the signal so the process ends the way SIGTERM ends it.
+    expect(await exited).toEqual({ code: null, signal: "SIGTERM" })
+  })
+})
+
+describe("stop()", () => {
+  const api = defineServe({
+    queries: {
+      hang: () => new Promise(() => {}),
+      ping: () => "pong"
+    }
+  })
+
+  it("removes its signal listeners", async () => {
+    const before = [process.listenerCount("SIGTERM"), process.listenerCount("SIGINT")]
+    const servers = await Promise.all([1, 2, 3].map(() => api.start({ port: 0, hostname: "127.0.0.1" })))
+    expect(process.listenerCount("SIGTERM")).toBe(before[0]! + 1)
+    await Promise.all(servers.map((server) => server.stop()))
+    expect([process.listenerCount("SIGTERM"), process.listenerCount("SIGINT")]).toEqual(before)
+  })
+
+  it("closes the connections of requests still running after gracefulShutdownTimeout", async () => {
+    const server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, requestTimeout: 0, gracefulShutdownTimeout: 300 })
+    const hanging = fetch(`${server.url}/api/analytics/hang`).then(
+      () => "answered",
+      () => "connection closed"
+    )
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const started = performance.now()
+    await server.stop()
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250)
+    expect(await hanging).toBe("connection closed")
+  })
+
+  it("is idempotent and resolves at once with nothing in flight", async () => {
+    const server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false })
+    expect(await (await fetch(`${server.url}/api/analytics/ping`)).json()).toBe("pong")
+    await Promise.all([server.stop(), server.stop()])
+    await expect(fetch(`${server.url}/api/analytics/ping`)).rejects.toThrow()
+  })
+})
