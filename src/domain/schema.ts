@@ -1,6 +1,9 @@
-import type { StandardSchemaV1 } from "@standard-schema/spec"
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/spec"
 import { Either, Exit, JSONSchema, ParseResult, Schema, Cause, Effect } from "effect"
+import { type Coercion, compileCoercion } from "./coerce.js"
 import { InternalError, ValidationError, type ValidationIssue } from "./errors.js"
+import type { QueryParams } from "./http.js"
+import type { JsonSchema } from "./jsonSchema.js"
 import { type MaybePromise, andThen } from "./maybePromise.js"
 
 /** What `inputSchema`/`outputSchema` accept: an Effect Schema or any Standard Schema v1 validator. */
@@ -16,7 +19,8 @@ export type SchemaOutput<S> = S extends Schema.Schema<infer A, infer _I, infer _
   : S extends StandardSchemaV1<infer _I, infer O> ? O
   : unknown
 
-export type JsonSchema = Readonly<Record<string, unknown>>
+/** Which side of an endpoint a schema describes: what callers send, or what they receive. */
+export type SchemaRole = "input" | "output"
 
 /** A schema compiled once per endpoint into the operations the pipeline needs. */
 export interface CompiledSchema {
@@ -24,14 +28,54 @@ export interface CompiledSchema {
   readonly decode: (value: unknown) => MaybePromise<unknown>
   /** Shapes a handler result for the wire; throws `InternalError` when it does not match. */
   readonly encode: (value: unknown) => MaybePromise<unknown>
-  /** JSON Schema of the wire shape, or undefined when the schema cannot describe itself. */
+  /** JSON Schema of the wire shape, or undefined when the schema cannot describe itself (it accepts anything). */
   readonly jsonSchema: () => JsonSchema | undefined
+  /** Turns query-string or form values into the types the JSON Schema names (input schemas only). */
+  readonly coerce: (params: QueryParams) => unknown
 }
 
+const identity = <A>(value: A): A => value
+
 const acceptAnything: CompiledSchema = {
-  decode: (value) => value,
-  encode: (value) => value,
-  jsonSchema: () => undefined
+  decode: identity,
+  encode: identity,
+  jsonSchema: () => undefined,
+  coerce: identity
+}
+
+// One JSON Schema per schema object and role, however many endpoints (or recompilations) share it.
+const jsonSchemaCache: Record<SchemaRole, WeakMap<object, JsonSchema | null>> = {
+  input: new WeakMap(),
+  output: new WeakMap()
+}
+
+const cachedJsonSchema = (schema: object, role: SchemaRole, make: () => JsonSchema | undefined): JsonSchema | undefined => {
+  const cache = jsonSchemaCache[role]
+  let cached = cache.get(schema)
+  if (cached === undefined) {
+    cached = make() ?? null
+    cache.set(schema, cached)
+  }
+  return cached ?? undefined
+}
+
+/** Compiles the coercion on the first request that needs it, then reuses it. */
+const lazyCoercion = (jsonSchema: () => JsonSchema | undefined): ((params: QueryParams) => unknown) => {
+  let coercion: Coercion | null | undefined
+  return (params) => {
+    if (coercion === undefined) coercion = compileCoercion(jsonSchema()) ?? null
+    return coercion === null ? params : coercion(params)
+  }
+}
+
+const withJsonSchema = (
+  schema: object,
+  role: SchemaRole,
+  operations: Pick<CompiledSchema, "decode" | "encode">,
+  make: () => JsonSchema | undefined
+): CompiledSchema => {
+  const jsonSchema = () => cachedJsonSchema(schema, role, make)
+  return { ...operations, jsonSchema, coerce: role === "input" ? lazyCoercion(jsonSchema) : identity }
 }
 
 const INPUT_MESSAGE = "Input failed validation"
@@ -41,7 +85,16 @@ const fromParseError = (error: ParseResult.ParseError): ReadonlyArray<Validation
 
 const isAsyncRequired = (error: ParseResult.ParseError): boolean => error.issue._tag === "Forbidden"
 
-const compileEffectSchema = (schema: Schema.Schema.AnyNoContext): CompiledSchema => {
+/** The wire side of an Effect Schema, refinements kept; a schema JSON Schema cannot express has none. */
+const effectJsonSchema = (schema: Schema.Schema.AnyNoContext): JsonSchema | undefined => {
+  try {
+    return JSONSchema.make(schema, { target: "jsonSchema2020-12" }) as unknown as JsonSchema
+  } catch {
+    return undefined
+  }
+}
+
+const compileEffectSchema = (schema: Schema.Schema.AnyNoContext, role: SchemaRole): CompiledSchema => {
   const options = { errors: "all", onExcessProperty: "ignore" } as const
   const decodeSync = Schema.decodeUnknownEither(schema, options)
   const encodeSync = Schema.encodeUnknownEither(schema, options)
@@ -54,8 +107,7 @@ const compileEffectSchema = (schema: Schema.Schema.AnyNoContext): CompiledSchema
     })
   const invalid = (error: ParseResult.ParseError) => new ValidationError({ message: INPUT_MESSAGE, issues: fromParseError(error) })
   const unshapeable = (error: ParseResult.ParseError) => new InternalError({ cause: error })
-  let jsonSchema: JsonSchema | undefined
-  return {
+  return withJsonSchema(schema, role, {
     decode: (value) => {
       const result = decodeSync(value)
       if (Either.isRight(result)) return result.right
@@ -67,36 +119,55 @@ const compileEffectSchema = (schema: Schema.Schema.AnyNoContext): CompiledSchema
       if (Either.isRight(result)) return result.right
       if (isAsyncRequired(result.left)) return runAsync(Schema.encodeUnknown(schema, options)(value), unshapeable)
       throw unshapeable(result.left)
-    },
-    jsonSchema: () => (jsonSchema ??= JSONSchema.make(Schema.encodedSchema(schema), { target: "jsonSchema2020-12" }) as unknown as JsonSchema)
-  }
+    }
+  }, () => effectJsonSchema(schema))
 }
 
 const issuePath = (issue: StandardSchemaV1.Issue): ReadonlyArray<PropertyKey> =>
   issue.path === undefined ? [] : issue.path.map((segment) => (typeof segment === "object" ? segment.key : segment))
 
-const compileStandardSchema = (schema: StandardSchemaV1): CompiledSchema => {
+// zod throws on the first part it cannot express (Date, transforms); "any" documents only that part as `{}`.
+const LIBRARY_OPTIONS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
+  zod: { unrepresentable: "any" }
+}
+
+/**
+ * A Standard Schema's own JSON Schema, through the Standard JSON Schema interface (zod 4, arktype).
+ * Validators without it (valibot without its converter package) have none.
+ */
+const standardJsonSchema = (schema: StandardSchemaV1, role: SchemaRole): JsonSchema | undefined => {
+  const props = schema["~standard"] as StandardSchemaV1.Props & Partial<Pick<StandardJSONSchemaV1.Props, "jsonSchema">>
+  const convert = props.jsonSchema?.[role]
+  if (typeof convert !== "function") return undefined
+  try {
+    return convert({ target: "draft-2020-12", libraryOptions: LIBRARY_OPTIONS[props.vendor] })
+  } catch {
+    return undefined
+  }
+}
+
+const compileStandardSchema = (schema: StandardSchemaV1, role: SchemaRole): CompiledSchema => {
   const validate = schema["~standard"].validate
   const check = (value: unknown, onIssues: (issues: ReadonlyArray<StandardSchemaV1.Issue>) => Error) =>
     andThen(validate(value), (result) => {
       if (result.issues !== undefined) throw onIssues(result.issues)
       return result.value
     })
-  return {
+  return withJsonSchema(schema, role, {
     decode: (value) =>
       check(value, (issues) =>
         new ValidationError({ message: INPUT_MESSAGE, issues: issues.map((i) => ({ path: issuePath(i), message: i.message })) })),
-    encode: (value) => check(value, (issues) => new InternalError({ cause: new Error(`Output failed validation: ${issues[0]?.message}`) })),
-    jsonSchema: () => undefined
-  }
+    encode: (value) => check(value, (issues) => new InternalError({ cause: new Error(`Output failed validation: ${issues[0]?.message}`) }))
+  }, () => standardJsonSchema(schema, role))
 }
 
 export const isStandardSchema = (value: unknown): value is StandardSchemaV1 =>
   (typeof value === "object" || typeof value === "function") && value !== null && "~standard" in value
 
-export const compileSchema = (schema: ServeSchema | undefined): CompiledSchema => {
+/** Compiles an endpoint's input or output schema; no schema accepts anything. */
+export const compileSchema = (schema: ServeSchema | undefined, role: SchemaRole): CompiledSchema => {
   if (schema === undefined) return acceptAnything
-  if (Schema.isSchema(schema)) return compileEffectSchema(schema)
-  if (isStandardSchema(schema)) return compileStandardSchema(schema)
+  if (Schema.isSchema(schema)) return compileEffectSchema(schema, role)
+  if (isStandardSchema(schema)) return compileStandardSchema(schema, role)
   throw new TypeError("inputSchema/outputSchema must be an Effect Schema or a Standard Schema v1 validator")
 }

@@ -28,19 +28,20 @@ const emptyQuery = (): QueryParams => Object.create(null) as QueryParams
 
 /**
  * Where an endpoint's input comes from: the query string for GET/HEAD/DELETE, the body otherwise
- * (JSON or form-encoded; an empty body falls back to the query string).
+ * (JSON or form-encoded; an empty body falls back to the query string). Query-string and form
+ * values are all text: `coerce` turns them into what the input schema expects.
  */
-export const readInput = (method: string, request: ServeRequest): unknown => {
-  if (method === "GET" || method === "HEAD" || method === "DELETE") return request.query ?? emptyQuery()
+export const readInput = (method: string, request: ServeRequest, coerce: (params: QueryParams) => unknown): unknown => {
+  if (method === "GET" || method === "HEAD" || method === "DELETE") return coerce(request.query ?? emptyQuery())
   const body = request.body
   const text = bodyText(body)
-  if (text === undefined) return body === undefined || body === null ? request.query ?? emptyQuery() : body
-  if (text.trim().length === 0) return request.query ?? emptyQuery()
+  if (text === undefined) return body === undefined || body === null ? coerce(request.query ?? emptyQuery()) : body
+  if (text.trim().length === 0) return coerce(request.query ?? emptyQuery())
   const contentType = getHeader(request, "content-type")?.toLowerCase()
   if (contentType === undefined || contentType.startsWith("application/json") || contentType.includes("+json")) {
     return parseJson(text)
   }
-  if (contentType.startsWith("application/x-www-form-urlencoded")) return parseQueryString(text)
+  if (contentType.startsWith("application/x-www-form-urlencoded")) return coerce(parseQueryString(text))
   throw new ValidationError({
     message: `Unsupported content type "${contentType}": send application/json or application/x-www-form-urlencoded`,
     issues: [{ path: ["body"], message: "Unsupported content type" }]

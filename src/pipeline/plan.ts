@@ -56,8 +56,8 @@ export const compileEndpoint = (definition: ServeDefinition, key: string, config
     requiredRoles,
     requiredScopes,
     tenant,
-    input: compileSchema(config.inputSchema),
-    output: compileSchema(config.outputSchema),
+    input: compileSchema(config.inputSchema, "input"),
+    output: compileSchema(config.outputSchema, "output"),
     middlewares: [...definition.middlewares, ...((config.middlewares ?? []) as ReadonlyArray<ServeMiddleware>)],
     invoke: toInvoker(config.query)
   }

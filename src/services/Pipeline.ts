@@ -110,7 +110,7 @@ export const makePipeline = (
       ctx.auth = caller
       runGuards(plan, caller)
       if (plan.tenant !== undefined) ctx.tenantId = tenants.resolve(plan.tenant, caller)
-      const raw = options !== undefined ? options.input : readInput(request.method, request)
+      const raw = options !== undefined ? options.input : readInput(request.method, request, plan.input.coerce)
       return andThen(plan.input.decode(raw), (input) => {
         ctx.input = input
         return andThen(contextValues(ctx, options), (values) => {

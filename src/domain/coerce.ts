@@ -1,0 +1,72 @@
+import type { QueryParams } from "./http.js"
+import { itemsOf, type JsonSchema, type JsonType, objectProperties, typesOf } from "./jsonSchema.js"
+
+/**
+ * Query strings and form bodies carry only strings. A Coercion turns them into the numbers,
+ * booleans, nulls and arrays the input's JSON Schema asks for, as ajv's `coerceTypes` does.
+ * Text that does not parse stays text, so validation reports it with the property's path.
+ */
+export type Coercion = (params: QueryParams) => Record<string, unknown>
+
+type ValueCoercion = (text: string) => unknown
+type ParamCoercion = (value: string | ReadonlyArray<string>) => unknown
+
+// Plain decimal notation only: `Number()` would also accept "", " 1 ", "0x10" and "Infinity".
+const NUMERIC = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
+
+const scalarCoercion = (types: ReadonlySet<JsonType>): ValueCoercion | undefined => {
+  // A schema that accepts strings (or says nothing) takes the text as it is.
+  if (types.size === 0 || types.has("string")) return undefined
+  const numeric = types.has("number") || types.has("integer")
+  const boolean = types.has("boolean")
+  const nullable = types.has("null")
+  if (!numeric && !boolean && !nullable) return undefined
+  return (text) => {
+    if (numeric && NUMERIC.test(text)) return Number(text)
+    if (boolean && (text === "true" || text === "false")) return text === "true"
+    if (nullable && text === "null") return null
+    return text
+  }
+}
+
+const paramCoercion = (schema: JsonSchema, root: JsonSchema): ParamCoercion | undefined => {
+  const types = typesOf(schema, root)
+  const scalar = scalarCoercion(types)
+  if (!types.has("array")) {
+    return scalar === undefined ? undefined : (value) => (typeof value === "string" ? scalar(value) : value)
+  }
+  const items = itemsOf(schema, root)
+  const item: ValueCoercion = (items === undefined ? undefined : scalarCoercion(typesOf(items, root))) ?? ((text) => text)
+  // `?id=1` is a one-element list unless the schema also takes it as a scalar; a repeated key is always a list.
+  const wrap = !types.has("string")
+  const single: ValueCoercion = (text) => {
+    const value = scalar === undefined ? text : scalar(text)
+    return value === text && wrap ? [item(text)] : value
+  }
+  return (value) => (typeof value === "string" ? single(value) : value.map(item))
+}
+
+/**
+ * Compiles the coercion an input schema implies, once per endpoint. Undefined when no property
+ * needs one, so requests to such endpoints pay nothing.
+ */
+export const compileCoercion = (schema: JsonSchema | undefined): Coercion | undefined => {
+  if (schema === undefined) return undefined
+  const properties = objectProperties(schema, schema)
+  if (properties === undefined) return undefined
+  const coercions = new Map<string, ParamCoercion>()
+  for (const [name, shape] of properties) {
+    const coercion = paramCoercion(shape.schema, schema)
+    if (coercion !== undefined) coercions.set(name, coercion)
+  }
+  if (coercions.size === 0) return undefined
+  return (params) => {
+    const coerced: Record<string, unknown> = Object.create(null)
+    for (const name of Object.keys(params)) {
+      const value = params[name]!
+      const coercion = coercions.get(name)
+      coerced[name] = coercion === undefined ? value : coercion(value)
+    }
+    return coerced
+  }
+}

@@ -1,0 +1,132 @@
+/** A JSON Schema (draft 2020-12) as plain data. */
+export type JsonSchema = Readonly<Record<string, unknown>>
+
+export type JsonType = "string" | "number" | "integer" | "boolean" | "null" | "array" | "object"
+
+/** What a schema says about one property of an object. */
+export interface PropertyShape {
+  readonly schema: JsonSchema
+  readonly required: boolean
+}
+
+// A `$ref` chain or union nesting deeper than this is a cycle; stop following it.
+const MAX_DEPTH = 32
+
+const isSchema = (value: unknown): value is JsonSchema => typeof value === "object" && value !== null && !Array.isArray(value)
+
+const decodePointerSegment = (segment: string): string =>
+  decodeURIComponent(segment).replace(/~1/g, "/").replace(/~0/g, "~")
+
+/** Follows a local reference (`#`, `#/$defs/Name`, any JSON pointer) against `root`. */
+export const resolveRef = (root: JsonSchema, ref: string): JsonSchema | undefined => {
+  if (!ref.startsWith("#")) return undefined
+  let target: unknown = root
+  for (const segment of ref.slice(1).split("/").slice(1)) {
+    if (!isSchema(target)) return undefined
+    target = target[decodePointerSegment(segment)]
+  }
+  return isSchema(target) ? target : undefined
+}
+
+/** The schema a `$ref` chain ends at (the schema itself when it has none). */
+export const dereference = (schema: JsonSchema, root: JsonSchema): JsonSchema => {
+  let current = schema
+  for (let depth = 0; typeof current.$ref === "string" && depth < MAX_DEPTH; depth++) {
+    const next = resolveRef(root, current.$ref)
+    if (next === undefined) return current
+    current = next
+  }
+  return current
+}
+
+const subschemas = (schema: JsonSchema, keyword: "anyOf" | "oneOf" | "allOf"): ReadonlyArray<JsonSchema> => {
+  const list = schema[keyword]
+  return Array.isArray(list) ? list.filter(isSchema) : []
+}
+
+/** The alternatives a value may match: `anyOf`/`oneOf` branches, flattened, references followed. */
+const alternatives = (schema: JsonSchema, root: JsonSchema, depth = 0): ReadonlyArray<JsonSchema> => {
+  const resolved = dereference(schema, root)
+  const branches = [...subschemas(resolved, "anyOf"), ...subschemas(resolved, "oneOf")]
+  if (branches.length === 0 || depth >= MAX_DEPTH) return [resolved]
+  return branches.flatMap((branch) => alternatives(branch, root, depth + 1))
+}
+
+const typeOfValue = (value: unknown): JsonType =>
+  value === null ? "null" : Array.isArray(value) ? "array" : (typeof value as JsonType)
+
+/** The JSON types of one alternative: its `type`, else those of its `const`/`enum` values. */
+const ownTypes = (schema: JsonSchema): ReadonlyArray<JsonType> => {
+  const type = schema.type
+  if (typeof type === "string") return [type as JsonType]
+  if (Array.isArray(type)) return type as ReadonlyArray<JsonType>
+  if ("const" in schema) return [typeOfValue(schema.const)]
+  if (Array.isArray(schema.enum)) return schema.enum.map(typeOfValue)
+  const allOf = subschemas(schema, "allOf")
+  return allOf.length > 0 && isSchema(allOf[0]) ? ownTypes(allOf[0]) : []
+}
+
+/** Every JSON type a schema admits; empty when it does not say (anything goes). */
+export const typesOf = (schema: JsonSchema, root: JsonSchema): ReadonlySet<JsonType> => {
+  const types = new Set<JsonType>()
+  for (const alternative of alternatives(schema, root)) {
+    const own = ownTypes(dereference(alternative, root))
+    if (own.length === 0) return new Set()
+    for (const type of own) types.add(type)
+  }
+  return types
+}
+
+/** The item schema of an array schema, taken from the first array alternative. */
+export const itemsOf = (schema: JsonSchema, root: JsonSchema): JsonSchema | undefined => {
+  for (const alternative of alternatives(schema, root)) {
+    if (isSchema(alternative.items)) return alternative.items
+  }
+  return undefined
+}
+
+const mergeAllOf = (schema: JsonSchema, root: JsonSchema, depth: number): Map<string, PropertyShape> | undefined => {
+  const resolved = dereference(schema, root)
+  const parts = [resolved, ...subschemas(resolved, "allOf")]
+  let merged: Map<string, PropertyShape> | undefined
+  for (const part of parts) {
+    const own = part === resolved ? ownProperties(part) : objectProperties(part, root, depth + 1)
+    if (own === undefined) continue
+    merged ??= new Map()
+    for (const [name, shape] of own) {
+      const known = merged.get(name)
+      merged.set(name, { schema: known?.schema ?? shape.schema, required: shape.required || known?.required === true })
+    }
+  }
+  return merged
+}
+
+const ownProperties = (schema: JsonSchema): Map<string, PropertyShape> | undefined => {
+  if (!isSchema(schema.properties)) return undefined
+  const required = new Set(Array.isArray(schema.required) ? schema.required : [])
+  const shapes = new Map<string, PropertyShape>()
+  for (const [name, property] of Object.entries(schema.properties)) {
+    if (isSchema(property)) shapes.set(name, { schema: property, required: required.has(name) })
+  }
+  return shapes
+}
+
+/**
+ * The properties of an object schema, references followed: `allOf` parts are merged; for unions
+ * (`anyOf`/`oneOf`, a nullable object) a property is required only when every object branch requires it.
+ * Undefined when the schema describes no properties.
+ */
+export const objectProperties = (schema: JsonSchema, root: JsonSchema, depth = 0): ReadonlyMap<string, PropertyShape> | undefined => {
+  if (depth >= MAX_DEPTH) return undefined
+  const branches = alternatives(schema, root).map((branch) => mergeAllOf(branch, root, depth)).filter((b) => b !== undefined)
+  if (branches.length <= 1) return branches[0]
+  const united = new Map<string, PropertyShape>()
+  for (const branch of branches) {
+    for (const [name, shape] of branch) if (!united.has(name)) united.set(name, shape)
+  }
+  for (const [name, shape] of united) {
+    const requiredEverywhere = branches.every((branch) => branch.get(name)?.required === true)
+    if (shape.required !== requiredEverywhere) united.set(name, { ...shape, required: requiredEverywhere })
+  }
+  return united
+}

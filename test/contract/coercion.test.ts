@@ -1,0 +1,113 @@
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/spec"
+import { type } from "arktype"
+import { Schema } from "effect"
+import { defineServe, type ServeSchema } from "queryserve"
+import * as v from "valibot"
+import { describe, expect, it } from "vitest"
+import { z } from "zod"
+import { bodyOf, get, post } from "./support/requests.js"
+
+const echo = (inputSchema: ServeSchema, method: "GET" | "POST" | "DELETE" = "GET") =>
+  defineServe({ queries: { echo: { method, inputSchema, query: ({ input }) => input } } })
+
+const Filters = Schema.Struct({
+  limit: Schema.optional(Schema.Int),
+  ratio: Schema.optional(Schema.Number),
+  active: Schema.optional(Schema.Boolean),
+  ids: Schema.optional(Schema.Array(Schema.Number)),
+  region: Schema.optional(Schema.String),
+  threshold: Schema.optional(Schema.NullOr(Schema.Number))
+})
+
+const issuesOf = (body: unknown) => (body as { error: { details: { issues: Array<{ path: Array<unknown> }> } } }).error.details.issues
+
+describe("query-string coercion driven by the input's JSON Schema", () => {
+  const api = echo(Filters)
+
+  it("turns text into integers, numbers, booleans and null where the schema asks for them", async () => {
+    const response = await api.handler(
+      get("/api/analytics/echo", { limit: "10", ratio: "-0.25", active: "false", region: "42", threshold: "null" })
+    )
+    expect(response.status).toBe(200)
+    expect(bodyOf(response)).toEqual({ limit: 10, ratio: -0.25, active: false, region: "42", threshold: null })
+  })
+
+  it("reads repeated keys as a list of numbers and a single value as a one-element list", async () => {
+    expect(bodyOf(await api.handler(get("/api/analytics/echo", { ids: ["1", "2.5", "3e2"] })))).toEqual({ ids: [1, 2.5, 300] })
+    expect(bodyOf(await api.handler(get("/api/analytics/echo", { ids: "7" })))).toEqual({ ids: [7] })
+  })
+
+  it.each(["abc", "12abc", "", " 1", "0x10", "Infinity", "1,5"])("leaves %j as text so validation reports it", async (text) => {
+    const response = await api.handler(get("/api/analytics/echo", { ratio: text }))
+    expect(response.status).toBe(400)
+    expect(new Set(issuesOf(bodyOf(response)).map((issue) => JSON.stringify(issue.path)))).toEqual(new Set(["[\"ratio\"]"]))
+  })
+
+  it("keeps a repeated key for a scalar property as a list, which validation rejects", async () => {
+    const response = await api.handler(get("/api/analytics/echo", { limit: ["1", "2"] }))
+    expect(response.status).toBe(400)
+    expect(issuesOf(bodyOf(response))[0]!.path).toEqual(["limit"])
+  })
+
+  it("validates an integer after coercion: 1.5 is a number but not an integer", async () => {
+    const response = await api.handler(get("/api/analytics/echo", { limit: "1.5" }))
+    expect(response.status).toBe(400)
+    expect(issuesOf(bodyOf(response))[0]!.path).toEqual(["limit"])
+  })
+
+  it("follows $ref into $defs, at the top and at a property", async () => {
+    const Page = Schema.Struct({ page: Schema.Int, size: Schema.optional(Schema.Int) }).annotations({ identifier: "Page" })
+    const response = await echo(Page).handler(get("/api/analytics/echo", { page: "2", size: "50" }))
+    expect(bodyOf(response)).toEqual({ page: 2, size: 50 })
+  })
+
+  it("coerces DELETE query strings and form bodies, but never JSON bodies", async () => {
+    const schema = Schema.Struct({ limit: Schema.Number })
+    expect(bodyOf(await echo(schema, "DELETE").handler({ ...get("/api/analytics/echo", { limit: "3" }), method: "DELETE" })))
+      .toEqual({ limit: 3 })
+    const postApi = echo(schema, "POST")
+    const form = await postApi.handler(post("/api/analytics/echo", "limit=4", "application/x-www-form-urlencoded"))
+    expect(bodyOf(form)).toEqual({ limit: 4 })
+    const json = await postApi.handler(post("/api/analytics/echo", JSON.stringify({ limit: "4" })))
+    expect(json.status).toBe(400)
+  })
+
+  it("uses zod's and arktype's own JSON Schema", async () => {
+    const zodApi = echo(z.object({ n: z.number().int(), on: z.boolean(), tags: z.array(z.number()).optional() }))
+    expect(bodyOf(await zodApi.handler(get("/api/analytics/echo", { n: "5", on: "true", tags: ["1", "2"] }))))
+      .toEqual({ n: 5, on: true, tags: [1, 2] })
+    const arkApi = echo(type({ n: "number", "on?": "boolean | null" }))
+    expect(bodyOf(await arkApi.handler(get("/api/analytics/echo", { n: "5", on: "null" })))).toEqual({ n: 5, on: null })
+  })
+
+  it("leaves input alone when the schema has no JSON Schema (valibot without its converter)", async () => {
+    const response = await echo(v.object({ n: v.number() })).handler(get("/api/analytics/echo", { n: "5" }))
+    expect(response.status).toBe(400)
+    const textApi = echo(v.object({ n: v.pipe(v.string(), v.transform(Number)) }))
+    expect(bodyOf(await textApi.handler(get("/api/analytics/echo", { n: "5" })))).toEqual({ n: 5 })
+  })
+
+  it("derives the coercion once per endpoint, not per request", async () => {
+    let conversions = 0
+    const counted: StandardSchemaV1<unknown, { n: number }> & StandardJSONSchemaV1<unknown, { n: number }> = {
+      "~standard": {
+        version: 1,
+        vendor: "test",
+        validate: (value) =>
+          typeof (value as { n?: unknown }).n === "number" ? { value: value as { n: number } } : { issues: [{ message: "n", path: ["n"] }] },
+        jsonSchema: {
+          input: () => {
+            conversions++
+            return { type: "object", properties: { n: { type: "number" } }, required: ["n"] }
+          },
+          output: () => ({})
+        }
+      }
+    }
+    const countedApi = echo(counted)
+    for (const n of ["1", "2", "3"]) {
+      expect(bodyOf(await countedApi.handler(get("/api/analytics/echo", { n })))).toEqual({ n: Number(n) })
+    }
+    expect(conversions).toBe(1)
+  })
+})

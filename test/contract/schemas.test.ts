@@ -1,0 +1,126 @@
+import { type } from "arktype"
+import { Schema } from "effect"
+import { defineServe, type ServeSchema } from "queryserve"
+import * as v from "valibot"
+import { describe, expect, it } from "vitest"
+import { z } from "zod"
+import { bodyOf, get, post } from "./support/requests.js"
+
+interface Library {
+  readonly name: string
+  /** `{ region: string (2+ chars), limit: number }` */
+  readonly input: ServeSchema
+  /** `{ total: number }` */
+  readonly output: ServeSchema
+}
+
+const libraries: ReadonlyArray<Library> = [
+  {
+    name: "Effect Schema",
+    input: Schema.Struct({ region: Schema.String.pipe(Schema.minLength(2)), limit: Schema.Number }),
+    output: Schema.Struct({ total: Schema.Number })
+  },
+  {
+    name: "zod 4",
+    input: z.object({ region: z.string().min(2), limit: z.number() }),
+    output: z.object({ total: z.number() })
+  },
+  {
+    name: "valibot",
+    input: v.object({ region: v.pipe(v.string(), v.minLength(2)), limit: v.number() }),
+    output: v.object({ total: v.number() })
+  },
+  {
+    name: "arktype",
+    input: type({ region: "string >= 2", limit: "number" }),
+    output: type({ total: "number" })
+  }
+]
+
+/** `totals` answers `result(input)`; onError events are collected in `errors`. */
+const apiWith = (library: Library, result: (input: { limit: number }) => unknown, errors: Array<{ error: unknown; queryKey: string }> = []) =>
+  defineServe({
+    hooks: { onError: (event) => void errors.push({ error: event.error, queryKey: event.queryKey }) },
+    queries: {
+      totals: {
+        method: "POST",
+        inputSchema: library.input,
+        outputSchema: library.output,
+        query: ({ input }) => result(input as { limit: number })
+      }
+    }
+  })
+
+describe.each(libraries)("$name as inputSchema and outputSchema", (library) => {
+  it("passes a valid input to the handler and a matching result to the caller", async () => {
+    const api = apiWith(library, (input) => ({ total: input.limit * 2 }))
+    const response = await api.handler(post("/api/analytics/totals", JSON.stringify({ region: "eu", limit: 5 })))
+    expect(response.status).toBe(200)
+    expect(bodyOf(response)).toEqual({ total: 10 })
+  })
+
+  it("answers an invalid input with 400 VALIDATION_ERROR and issues of { path, message }", async () => {
+    const api = apiWith(library, () => ({ total: 1 }))
+    const response = await api.handler(post("/api/analytics/totals", JSON.stringify({ region: "x", limit: "many" })))
+    expect(response.status).toBe(400)
+    const envelope = bodyOf(response) as { error: { type: string; details: { issues: Array<Record<string, unknown>> } } }
+    expect(envelope.error.type).toBe("VALIDATION_ERROR")
+    const issues = envelope.error.details.issues
+    expect(issues.map((issue) => issue.path)).toEqual(expect.arrayContaining([["region"], ["limit"]]))
+    for (const issue of issues) {
+      expect(Object.keys(issue).sort()).toEqual(["message", "path"])
+      expect(issue.message).toEqual(expect.any(String))
+      expect((issue.message as string).length).toBeGreaterThan(0)
+    }
+  })
+
+  it("turns a result that does not match outputSchema into a 500 that leaks nothing, reported to onError", async () => {
+    const errors: Array<{ error: unknown; queryKey: string }> = []
+    const api = apiWith(library, () => ({ total: "secret-value-42" }), errors)
+    const response = await api.handler(post("/api/analytics/totals", JSON.stringify({ region: "eu", limit: 1 })))
+    expect(response.status).toBe(500)
+    expect(bodyOf(response)).toEqual({ error: { type: "INTERNAL_SERVER_ERROR", message: "An unexpected error occurred" } })
+    expect(response.body).not.toContain("secret-value-42")
+    expect(response.body).not.toContain("total")
+    expect(errors).toHaveLength(1)
+    expect(errors[0]!.queryKey).toBe("totals")
+    expect(errors[0]!.error).toBeInstanceOf(Error)
+  })
+})
+
+describe("outputSchema shapes the result", () => {
+  it("Effect Schema encodes it: transformations run backwards and undeclared fields are dropped", async () => {
+    const api = defineServe({
+      queries: {
+        day: {
+          outputSchema: Schema.Struct({ day: Schema.Date, total: Schema.NumberFromString }),
+          query: () => ({ day: new Date(Date.UTC(2024, 0, 2)), total: 12.5, internal: "not for the wire" })
+        }
+      }
+    })
+    const response = await api.handler(get("/api/analytics/day"))
+    expect(bodyOf(response)).toEqual({ day: "2024-01-02T00:00:00.000Z", total: "12.5" })
+  })
+
+  it("a Standard Schema validates it and sends the validator's value (zod strips undeclared keys)", async () => {
+    const api = defineServe({
+      queries: { day: { outputSchema: z.object({ total: z.number() }), query: () => ({ total: 3, internal: "x" }) } }
+    })
+    expect(bodyOf(await api.handler(get("/api/analytics/day")))).toEqual({ total: 3 })
+  })
+})
+
+describe("asynchronous Standard Schema validation", () => {
+  const known = z.string().refine(async (region) => region === "eu" || region === "us", "unknown region")
+  const api = defineServe({
+    queries: { region: { inputSchema: z.object({ region: known }), query: ({ input }) => input } }
+  })
+
+  it("accepts and rejects through the validator's promise", async () => {
+    const accepted = await api.handler(get("/api/analytics/region", { region: "eu" }))
+    expect(bodyOf(accepted)).toEqual({ region: "eu" })
+    const rejected = await api.handler(get("/api/analytics/region", { region: "mars" }))
+    expect(rejected.status).toBe(400)
+    expect(bodyOf(rejected)).toMatchObject({ error: { details: { issues: [{ path: ["region"], message: "unknown region" }] } } })
+  })
+})
