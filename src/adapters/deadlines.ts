@@ -1,5 +1,7 @@
-import { GatewayTimeout } from "../domain/errors.js"
+import { GatewayTimeout, InternalError } from "../domain/errors.js"
+import type { ServeResponse } from "../domain/http.js"
 import type { TransportRequest } from "../domain/transportRequest.js"
+import { adapterErrorResponse } from "./transport.js"
 
 /** Default `requestTimeout` of every adapter: 30 s. */
 export const DEFAULT_REQUEST_TIMEOUT = 30_000
@@ -68,4 +70,27 @@ export class DeadlineQueue {
 export const deadlineQueue = (requestTimeout: number | undefined): DeadlineQueue | undefined => {
   const timeoutMs = requestTimeout ?? DEFAULT_REQUEST_TIMEOUT
   return timeoutMs > 0 && Number.isFinite(timeoutMs) ? new DeadlineQueue(timeoutMs) : undefined
+}
+
+/**
+ * Hands a pending answer to `deliver`; when the deadline passes first, `deliver` gets the 504 (from
+ * the pipeline, or a plain one) and the late answer too: `deliver` keeps the first.
+ */
+export const deliverInTime = (
+  deadlines: DeadlineQueue | undefined,
+  request: TransportRequest,
+  pending: PromiseLike<ServeResponse>,
+  deliver: (response: ServeResponse) => void
+): void => {
+  const deadline = deadlines?.track(request, (error) => deliver(adapterErrorResponse(error, request.headers)))
+  pending.then(
+    (response) => {
+      if (deadline !== undefined) deadlines!.settle(deadline)
+      deliver(response)
+    },
+    (error: unknown) => {
+      if (deadline !== undefined) deadlines!.settle(deadline)
+      deliver(adapterErrorResponse(new InternalError({ cause: error }), request.headers))
+    }
+  )
 }

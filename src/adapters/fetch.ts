@@ -1,23 +1,75 @@
-import type { ServeRequest, ServeHandler } from "../domain/http.js"
-import { parseQueryString } from "../domain/queryString.js"
+import { InternalError, PayloadTooLarge } from "../domain/errors.js"
+import type { ServeHandler, ServeResponse } from "../domain/http.js"
+import { isPromiseLike } from "../domain/maybePromise.js"
+import { splitUrl } from "../domain/queryString.js"
+import { TransportRequest } from "../domain/transportRequest.js"
+import { deadlineQueue, deliverInTime } from "./deadlines.js"
+import { adapterErrorResponse, concatBytes, DEFAULT_BODY_LIMIT, firstForwardedHop, payloadTooLarge, type TransportOptions } from "./transport.js"
 
-/** A fetch-style `(request: Request) => Promise<Response>` over a ServeHandler, for edge runtimes. */
-export const createFetchHandler = (handler: ServeHandler) => async (request: Request): Promise<Response> => {
-  const url = new URL(request.url)
-  const headers: Record<string, string> = {}
-  request.headers.forEach((value, name) => {
-    headers[name] = value
-  })
-  const method = request.method.toUpperCase()
-  const serveRequest: ServeRequest = {
-    method,
-    path: url.pathname,
-    query: parseQueryString(url.search.slice(1)),
-    headers,
-    body: method === "GET" || method === "HEAD" ? undefined : await request.text(),
-    signal: request.signal,
-    raw: request
+export type FetchHandlerOptions = TransportOptions
+
+export type FetchHandler = (request: Request) => Promise<Response>
+
+const METHODS_WITHOUT_BODY: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"])
+
+/** Path and query of an absolute request URL, without the cost of `new URL`. */
+const pathAndQuery = (url: string): string => {
+  const slash = url.indexOf("/", url.indexOf("//") + 2)
+  return slash === -1 ? "/" : url.slice(slash)
+}
+
+/** The body's bytes, refused with 413 by Content-Length or as soon as the stream passes `limit`. */
+const readBody = async (request: Request, limit: number): Promise<Uint8Array | undefined> => {
+  if (request.body === null) return undefined
+  if (Number(request.headers.get("content-length")) > limit) throw payloadTooLarge(limit)
+  const reader = request.body.getReader()
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limit) {
+      void reader.cancel().catch(() => {})
+      throw payloadTooLarge(limit)
+    }
+    chunks.push(value)
   }
-  const response = await handler(serveRequest)
-  return new Response(response.body, { status: response.status, headers: response.headers })
+  return concatBytes(chunks, size)
+}
+
+const toFetchResponse = (response: ServeResponse): Response =>
+  new Response(response.body, { status: response.status, headers: response.headers })
+
+/**
+ * A fetch-style `(request: Request) => Promise<Response>` over a ServeHandler, for runtimes that speak
+ * the Fetch API (Deno, Bun, edge platforms, Hono, Node behind an adapter). Same limits as the Node server.
+ */
+export const createFetchHandler = (handler: ServeHandler, options: FetchHandlerOptions = {}): FetchHandler => {
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const deadlines = deadlineQueue(options.requestTimeout)
+  const trustProxy = options.trustProxy === true
+
+  const answer = async (request: Request, headers: Record<string, string>): Promise<ServeResponse> => {
+    const method = request.method.toUpperCase()
+    const body = METHODS_WITHOUT_BODY.has(method) ? undefined : await readBody(request, limit)
+    const { path, query } = splitUrl(pathAndQuery(request.url))
+    const remoteAddress = trustProxy ? firstForwardedHop(headers["x-forwarded-for"]) : undefined
+    const serveRequest = new TransportRequest(method, path, query, headers, body, remoteAddress, request, request.signal)
+    const pending = handler(serveRequest)
+    return isPromiseLike(pending) ? new Promise((resolve) => deliverInTime(deadlines, serveRequest, pending, resolve)) : pending
+  }
+
+  return async (request) => {
+    const headers: Record<string, string> = {}
+    request.headers.forEach((value, name) => {
+      headers[name] = value
+    })
+    try {
+      return toFetchResponse(await answer(request, headers))
+    } catch (error) {
+      const failure = error instanceof PayloadTooLarge ? error : new InternalError({ cause: error })
+      return toFetchResponse(adapterErrorResponse(failure, headers))
+    }
+  }
 }

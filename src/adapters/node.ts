@@ -1,21 +1,19 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { toErrorResponse } from "../domain/envelope.js"
 import { InternalError, PayloadTooLarge, type ServeError, ServiceUnavailable } from "../domain/errors.js"
 import type { ServeHandler, ServeResponse } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
-import { resolveRequestId } from "../pipeline/requestId.js"
-import { type DeadlineQueue, deadlineQueue } from "./deadlines.js"
+import { type DeadlineQueue, deadlineQueue, deliverInTime } from "./deadlines.js"
+import {
+  adapterErrorResponse,
+  DEFAULT_BODY_LIMIT,
+  firstForwardedHop,
+  payloadTooLarge,
+  type TransportOptions
+} from "./transport.js"
 
-export interface NodeHandlerOptions {
-  /** Largest accepted request body in bytes (default 1 MiB); larger ones get 413 without being buffered. */
-  readonly bodyLimit?: number
-  /** Milliseconds a handler may take before the answer is 504 and `ctx.signal` aborts (default 30 s; 0 = none). */
-  readonly requestTimeout?: number
-  /** Take the client address from the first `x-forwarded-for` hop (default false: the socket's address). */
-  readonly trustProxy?: boolean
-}
+export type NodeHandlerOptions = TransportOptions
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void
 
@@ -25,35 +23,6 @@ export interface RequestGate {
   enter(): void
   leave(): void
 }
-
-export const DEFAULT_BODY_LIMIT = 1024 * 1024
-
-const JSON_CONTENT_TYPE = "application/json; charset=utf-8"
-
-/** First address of `x-forwarded-for`: the client as the nearest trusted proxy saw it. */
-export const firstForwardedHop = (header: string | ReadonlyArray<string> | undefined): string | undefined => {
-  const value = typeof header === "string" ? header : header?.[0]
-  if (value === undefined) return undefined
-  const comma = value.indexOf(",")
-  const hop = (comma === -1 ? value : value.slice(0, comma)).trim()
-  return hop.length > 0 ? hop : undefined
-}
-
-/** A response for a failure the adapter detects before (or instead of) the pipeline. */
-export const adapterErrorResponse = (
-  error: ServeError,
-  request: { readonly headers?: IncomingMessage["headers"] | Record<string, string> }
-): ServeResponse => {
-  const { status, headers, envelope } = toErrorResponse(error)
-  return {
-    status,
-    headers: { ...headers, "content-type": JSON_CONTENT_TYPE, "x-request-id": resolveRequestId({ method: "", path: "", ...request }) },
-    body: JSON.stringify(envelope)
-  }
-}
-
-const payloadTooLarge = (limit: number): PayloadTooLarge =>
-  new PayloadTooLarge({ message: `The request body exceeds the limit of ${limit} bytes`, limitBytes: limit })
 
 const hasBody = (req: IncomingMessage): boolean =>
   req.method !== "GET" && req.method !== "HEAD" &&
@@ -110,23 +79,13 @@ export const makeNodeListener = (
     write(res, response, close)
   }
   const fail = (req: IncomingMessage, res: ServerResponse, error: ServeError, close = false): void =>
-    send(res, adapterErrorResponse(error, req), close)
+    send(res, adapterErrorResponse(error, req.headers), close)
 
-  const awaitAnswer = (req: IncomingMessage, res: ServerResponse, request: TransportRequest, answer: PromiseLike<ServeResponse>) => {
-    const deadline = deadlines?.track(request, (error) => fail(req, res, error))
+  const awaitAnswer = (res: ServerResponse, request: TransportRequest, answer: PromiseLike<ServeResponse>): void => {
     res.on("close", () => {
       if (!res.writableFinished) request.abort(clientClosed())
     })
-    answer.then(
-      (response) => {
-        if (deadline !== undefined) deadlines!.settle(deadline)
-        send(res, response, false)
-      },
-      (error: unknown) => {
-        if (deadline !== undefined) deadlines!.settle(deadline)
-        fail(req, res, new InternalError({ cause: error }))
-      }
-    )
+    deliverInTime(deadlines, request, answer, (response) => send(res, response, false))
   }
 
   const dispatch = (req: IncomingMessage, res: ServerResponse, body: unknown): void => {
@@ -139,13 +98,13 @@ export const makeNodeListener = (
     } catch (error) {
       return fail(req, res, new InternalError({ cause: error }))
     }
-    if (isPromiseLike(answer)) awaitAnswer(req, res, request, answer)
+    if (isPromiseLike(answer)) awaitAnswer(res, request, answer)
     else send(res, answer, false)
   }
 
   return (req, res) => {
     if (gate !== undefined) {
-      if (gate.draining) return write(res, adapterErrorResponse(shuttingDown, req), true)
+      if (gate.draining) return write(res, adapterErrorResponse(shuttingDown, req.headers), true)
       gate.enter()
     }
     if (!hasBody(req)) return dispatch(req, res, undefined)

@@ -1,4 +1,15 @@
+import { getHeader } from "../domain/http.js"
+import { cacheControl, ifNoneMatchHits, strongEtag } from "./cache.js"
+import type { RequestContext } from "./context.js"
+import { CONTENT_TYPES, type OutputFormat, type Representation, toCsv, toNdjson } from "./formats.js"
 import type { EndpointPlan } from "./plan.js"
+
+/** The response of a successful execution before the request id and CORS headers are added. */
+export interface ShapedOutput {
+  readonly status: number
+  readonly headers: Record<string, string>
+  readonly body: string | null
+}
 
 const bigintSafe = (_key: string, value: unknown): unknown =>
   typeof value === "bigint" ? (Number.isSafeInteger(Number(value)) ? Number(value) : value.toString()) : value
@@ -13,13 +24,38 @@ export const serializeJson = (value: unknown): string => {
   }
 }
 
+const serialize = (format: OutputFormat, value: unknown): string =>
+  format === "json" ? serializeJson(value) : format === "csv" ? toCsv(value) : toNdjson(value, serializeJson)
+
+/** What an in-process `execute` gets: the status only, the value itself is returned unserialized. */
+const IN_PROCESS_OK: ShapedOutput = { status: 200, headers: Object.freeze({}), body: null }
+const IN_PROCESS_NO_CONTENT: ShapedOutput = { status: 204, headers: Object.freeze({}), body: null }
+
 /**
- * `private` when the answer depends on who asks (auth or tenant), `public` otherwise;
- * 0 means `no-store`; null means no header.
+ * Output shaping: the result in the representation asked for, Cache-Control from the endpoint's TTL
+ * (or `ctx.setCacheTtl`), and with caching on a strong ETag, `Vary: Accept` when the format was
+ * negotiated, and 304 for a matching If-None-Match. Throws NotAcceptable (406) for a result the
+ * format cannot hold. Without a representation (in-process calls) nothing is serialized.
  */
-export const cacheControl = (plan: EndpointPlan, ttlMs: number | null): string | undefined => {
-  if (ttlMs === null) return undefined
-  if (ttlMs <= 0) return "no-store"
-  const scope = plan.requiresAuth || plan.tenant !== undefined ? "private" : "public"
-  return `${scope}, max-age=${Math.floor(ttlMs / 1000)}`
+export const shapeOutput = (
+  plan: EndpointPlan,
+  ctx: RequestContext,
+  value: unknown,
+  representation: Representation | undefined
+): ShapedOutput => {
+  if (representation === undefined) return value === undefined ? IN_PROCESS_NO_CONTENT : IN_PROCESS_OK
+  const ttlMs = ctx.cacheTtlOverride === undefined ? plan.info.cacheTtlMs : ctx.cacheTtlOverride
+  const cache = cacheControl(plan, ttlMs)
+  if (value === undefined) return { status: 204, headers: cache === undefined ? {} : { "cache-control": cache }, body: null }
+  const body = serialize(representation.format, value)
+  const headers: Record<string, string> = { "content-type": CONTENT_TYPES[representation.format] }
+  if (cache === undefined) return { status: 200, headers, body }
+  headers["cache-control"] = cache
+  // `no-store` answers are never reused, so they get no validator.
+  if (ttlMs === null || ttlMs <= 0) return { status: 200, headers, body }
+  if (representation.varyOnAccept) headers.vary = "Accept"
+  const etag = (headers.etag = strongEtag(body))
+  if (!ifNoneMatchHits(getHeader(ctx.request, "if-none-match"), etag)) return { status: 200, headers, body }
+  delete headers["content-type"]
+  return { status: 304, headers, body: null }
 }

@@ -1,15 +1,13 @@
 import { toErrorResponse } from "../domain/envelope.js"
-import { type ServeError, toServeError } from "../domain/errors.js"
+import type { ServeError } from "../domain/errors.js"
 import type { ServeResponse } from "../domain/http.js"
 import type { RequestContext } from "./context.js"
-import { cacheControl, serializeJson } from "./output.js"
-import type { EndpointPlan } from "./plan.js"
-
-const JSON_CONTENT_TYPE = "application/json; charset=utf-8"
+import { CONTENT_TYPES } from "./formats.js"
+import type { ShapedOutput } from "./output.js"
 
 /** The outcome of one endpoint execution, before it is turned into a response or a thrown error. */
 export type Settled =
-  | { readonly ok: true; readonly value: unknown; readonly ctx: RequestContext; readonly plan: EndpointPlan }
+  | { readonly ok: true; readonly value: unknown; readonly ctx: RequestContext; readonly output: ShapedOutput }
   | { readonly ok: false; readonly error: ServeError; readonly ctx: RequestContext | undefined }
 
 /** Headers every response carries: the request id, CORS, and those set through `ctx.setHeader`. */
@@ -20,7 +18,12 @@ export const finishHeaders = (
   extra: Readonly<Record<string, string>> | undefined
 ): Record<string, string> => {
   headers["x-request-id"] = requestId
-  if (corsHeaders !== undefined) Object.assign(headers, corsHeaders)
+  if (corsHeaders !== undefined) {
+    // Both output shaping (Accept) and CORS (Origin) may vary the answer: keep both.
+    const vary = headers.vary
+    Object.assign(headers, corsHeaders)
+    if (vary !== undefined && corsHeaders.vary !== undefined) headers.vary = `${vary}, ${corsHeaders.vary}`
+  }
   if (extra !== undefined) Object.assign(headers, extra)
   return headers
 }
@@ -32,12 +35,12 @@ export const errorResponse = (
   ctx: RequestContext | undefined
 ): ServeResponse => {
   const mapped = toErrorResponse(error)
-  const headers = finishHeaders({ "content-type": JSON_CONTENT_TYPE }, requestId, corsHeaders, ctx?.responseHeaders)
+  const headers = finishHeaders({ "content-type": CONTENT_TYPES.json }, requestId, corsHeaders, ctx?.responseHeaders)
   if (mapped.headers !== undefined) Object.assign(headers, mapped.headers)
   return { status: mapped.status, headers, body: JSON.stringify(mapped.envelope) }
 }
 
-/** Output shaping's last step: the settled outcome as a serialized response. */
+/** The settled outcome as a response: the shaped output (or the error envelope) plus the common headers. */
 export const toResponse = (
   settled: Settled,
   requestId: string,
@@ -45,16 +48,10 @@ export const toResponse = (
   head: boolean
 ): ServeResponse => {
   if (!settled.ok) return errorResponse(settled.error, requestId, corsHeaders, settled.ctx)
-  const { ctx, plan, value } = settled
-  let body: string | null
-  try {
-    body = value === undefined ? null : serializeJson(value)
-  } catch (thrown) {
-    return errorResponse(toServeError(thrown), requestId, corsHeaders, ctx)
+  const { output, ctx } = settled
+  return {
+    status: output.status,
+    headers: finishHeaders(output.headers, requestId, corsHeaders, ctx.responseHeaders),
+    body: head ? null : output.body
   }
-  const headers: Record<string, string> = body === null ? {} : { "content-type": JSON_CONTENT_TYPE }
-  const cache = cacheControl(plan, ctx.cacheTtlOverride === undefined ? plan.info.cacheTtlMs : ctx.cacheTtlOverride)
-  if (cache !== undefined) headers["cache-control"] = cache
-  finishHeaders(headers, requestId, corsHeaders, ctx.responseHeaders)
-  return { status: body === null ? 204 : 200, headers, body: head ? null : body }
 }

@@ -8,11 +8,13 @@ import { type MaybePromise, andThen, isPromiseLike } from "../domain/maybePromis
 import { RequestContext } from "../pipeline/context.js"
 import { compileCors, type CorsPlan } from "../pipeline/cors.js"
 import { settleBeforeDeadline } from "../pipeline/deadline.js"
+import { FORMAT_SUFFIXES, negotiateFormat, type Representation } from "../pipeline/formats.js"
 import { runGuards } from "../pipeline/guards.js"
 import { readInput } from "../pipeline/input.js"
 import { type EffectRunner, makeEffectRunner, settle } from "../pipeline/invoke.js"
 import { type ExecutionRecord, Lifecycle } from "../pipeline/lifecycle.js"
 import { composeMiddlewares, type ContextHandler } from "../pipeline/middleware.js"
+import { type ShapedOutput, shapeOutput } from "../pipeline/output.js"
 import { errorResponse, finishHeaders, type Settled, toResponse } from "../pipeline/respond.js"
 import { compileRoutes, type EndpointPlan, type RoutePlan } from "../pipeline/plan.js"
 import { resolveRequestId } from "../pipeline/requestId.js"
@@ -59,7 +61,10 @@ interface CompiledEndpoint {
   readonly chain: ContextHandler
 }
 
-type RouteTarget = { readonly endpoint: CompiledEndpoint } | { readonly static: StaticRoute }
+/** An endpoint route (a `.csv`/`.ndjson` one answers in its fixed representation), or a static one. */
+type RouteTarget =
+  | { readonly endpoint: CompiledEndpoint; readonly representation?: Representation }
+  | { readonly static: StaticRoute }
 
 export const makePipeline = (
   definition: ServeDefinition,
@@ -76,6 +81,7 @@ export const makePipeline = (
     const next = new Router<RouteTarget>()
     const plans = compileRoutes(definition)
     byKey.clear()
+    const getRoutes: Array<{ readonly path: string; readonly endpoint: CompiledEndpoint }> = []
     for (const route of plans) {
       let compiled = byKey.get(route.endpoint.info.key)
       if (compiled === undefined) {
@@ -87,8 +93,15 @@ export const makePipeline = (
         byKey.set(plan.info.key, compiled)
       }
       next.add(route.method, route.path, { endpoint: compiled })
+      if (route.method === "GET") getRoutes.push({ path: route.path, endpoint: compiled })
     }
     for (const route of staticRoutes()) next.add(route.method, route.path, { static: route })
+    for (const { path, endpoint } of getRoutes) {
+      for (const [suffix, representation] of FORMAT_SUFFIXES) {
+        // A route of that exact name (a query key ending in ".csv") keeps priority.
+        if (next.find("GET", path + suffix) === undefined) next.add("GET", path + suffix, { endpoint, representation })
+      }
+    }
     router = next
     routePlans = plans
   }
@@ -141,7 +154,8 @@ export const makePipeline = (
     compiled: CompiledEndpoint,
     request: ServeRequest,
     requestId: string,
-    options: ExecuteOptions | undefined
+    options: ExecuteOptions | undefined,
+    representation: Representation | undefined
   ): MaybePromise<Settled> => {
     const ctx = new RequestContext(request, requestId, compiled.plan.info, null)
     const observed = lifecycle.observed()
@@ -159,8 +173,14 @@ export const makePipeline = (
       lifecycle.started(record)
     }
     const succeed = (value: unknown): Settled => {
-      if (record !== undefined) lifecycle.completed(record, ctx.input, value === undefined ? 204 : 200, value)
-      return { ok: true, value, ctx, plan: compiled.plan }
+      let output: ShapedOutput
+      try {
+        output = shapeOutput(compiled.plan, ctx, value, representation)
+      } catch (thrown) {
+        return fail(thrown)
+      }
+      if (record !== undefined) lifecycle.completed(record, ctx.input, output.status, value)
+      return { ok: true, value, ctx, output }
     }
     const fail = (thrown: unknown): Settled => {
       const error = toServeError(thrown)
@@ -199,7 +219,8 @@ export const makePipeline = (
         body: method === "HEAD" ? null : answer.body
       }))
     }
-    const settled = execute(target.endpoint, request, requestId, undefined)
+    const representation = target.representation ?? negotiateFormat(getHeader(request, "accept"))
+    const settled = execute(target.endpoint, request, requestId, undefined, representation)
     const head = method === "HEAD"
     return isPromiseLike(settled)
       ? Promise.resolve(settled).then((s) => toResponse(s, requestId, corsHeaders, head))
@@ -218,7 +239,7 @@ export const makePipeline = (
         ...options.request
       }
       const requestId = resolveRequestId(request)
-      return Promise.resolve(execute(compiled, request, requestId, options)).then((settled) => {
+      return Promise.resolve(execute(compiled, request, requestId, options, undefined)).then((settled) => {
         if (settled.ok) return settled.value
         throw toThrowable(settled.error)
       })

@@ -1,0 +1,54 @@
+import { toErrorResponse } from "../domain/envelope.js"
+import { PayloadTooLarge, type ServeError } from "../domain/errors.js"
+import type { HeaderMap, ServeResponse } from "../domain/http.js"
+import { resolveRequestId } from "../pipeline/requestId.js"
+
+/** What every adapter shares: limits, the client address behind a proxy, and its own error answers. */
+export interface TransportOptions {
+  /** Largest accepted request body in bytes (default 1 MiB); larger ones get 413 without being buffered. */
+  readonly bodyLimit?: number
+  /** Milliseconds a handler may take before the answer is 504 and `ctx.signal` aborts (default 30 s; 0 = none). */
+  readonly requestTimeout?: number
+  /** Take the client address from the first `x-forwarded-for` hop (default false). */
+  readonly trustProxy?: boolean
+}
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024
+
+export const payloadTooLarge = (limit: number): PayloadTooLarge =>
+  new PayloadTooLarge({ message: `The request body exceeds the limit of ${limit} bytes`, limitBytes: limit })
+
+/** Joins body chunks; a single chunk is returned as is. */
+export const concatBytes = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
+  if (chunks.length === 1) return chunks[0]!
+  const bytes = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return bytes
+}
+
+/** First address of `x-forwarded-for`: the client as the nearest trusted proxy saw it. */
+export const firstForwardedHop = (header: string | ReadonlyArray<string> | undefined): string | undefined => {
+  const value = typeof header === "string" ? header : header?.[0]
+  if (value === undefined) return undefined
+  const comma = value.indexOf(",")
+  const hop = (comma === -1 ? value : value.slice(0, comma)).trim()
+  return hop.length > 0 ? hop : undefined
+}
+
+/** The answer to a failure an adapter detects outside the pipeline (413, 503 while draining, a handler that threw). */
+export const adapterErrorResponse = (error: ServeError, headers: HeaderMap | undefined): ServeResponse => {
+  const mapped = toErrorResponse(error)
+  return {
+    status: mapped.status,
+    headers: {
+      ...mapped.headers,
+      "content-type": "application/json; charset=utf-8",
+      "x-request-id": resolveRequestId({ method: "", path: "", headers })
+    },
+    body: JSON.stringify(mapped.envelope)
+  }
+}

@@ -1,0 +1,113 @@
+import { NotAcceptable } from "../domain/errors.js"
+
+export type OutputFormat = "json" | "csv" | "ndjson"
+
+/** What the client asked for: a format, and whether it came from `Accept` (so caches must vary on it). */
+export interface Representation {
+  readonly format: OutputFormat
+  readonly varyOnAccept: boolean
+}
+
+const negotiated = (format: OutputFormat): Representation => ({ format, varyOnAccept: true })
+const NEGOTIATED: Readonly<Record<OutputFormat, Representation>> = {
+  json: negotiated("json"),
+  csv: negotiated("csv"),
+  ndjson: negotiated("ndjson")
+}
+
+/** Route suffixes registered beside every GET route, each answering in one fixed format. */
+export const FORMAT_SUFFIXES: ReadonlyArray<readonly [suffix: string, representation: Representation]> = [
+  [".csv", { format: "csv", varyOnAccept: false }],
+  [".ndjson", { format: "ndjson", varyOnAccept: false }]
+]
+
+export const CONTENT_TYPES: Readonly<Record<OutputFormat, string>> = {
+  json: "application/json; charset=utf-8",
+  csv: "text/csv; charset=utf-8; header=present",
+  ndjson: "application/x-ndjson"
+}
+
+const MEDIA_TYPES: ReadonlyMap<string, OutputFormat> = new Map([
+  ["application/json", "json"],
+  ["application/*", "json"],
+  ["*/*", "json"],
+  ["text/csv", "csv"],
+  ["application/x-ndjson", "ndjson"],
+  ["application/ndjson", "ndjson"]
+])
+
+const qualityOf = (parameters: ReadonlyArray<string>): number => {
+  for (const parameter of parameters) {
+    const [name, value] = parameter.split("=")
+    if (name?.trim().toLowerCase() === "q") {
+      const q = Number(value)
+      return Number.isFinite(q) ? q : 0
+    }
+  }
+  return 1
+}
+
+/**
+ * The format `Accept` prefers (highest q, then header order). JSON unless CSV or NDJSON is asked
+ * for: media types we do not produce are ignored rather than refused.
+ */
+export const negotiateFormat = (accept: string | undefined): Representation => {
+  // Most requests send no Accept or a JSON/wildcard one: decide those without parsing.
+  if (accept === undefined || (!accept.includes("csv") && !accept.includes("ndjson"))) return NEGOTIATED.json
+  let best: OutputFormat = "json"
+  let bestQuality = 0
+  for (const range of accept.split(",")) {
+    const [mediaType = "", ...parameters] = range.split(";")
+    const format = MEDIA_TYPES.get(mediaType.trim().toLowerCase())
+    const quality = qualityOf(parameters)
+    if (format !== undefined && quality > bestQuality) {
+      best = format
+      bestQuality = quality
+    }
+  }
+  return NEGOTIATED[best]
+}
+
+type Cell = string | number | boolean | bigint | Date | null | undefined
+
+const isCell = (value: unknown): value is Cell =>
+  value === null || value instanceof Date || (typeof value !== "object" && typeof value !== "function" && typeof value !== "symbol")
+
+const notTabular = (format: OutputFormat, why: string): NotAcceptable =>
+  new NotAcceptable({
+    message: `This result cannot be given as ${format === "csv" ? "CSV" : "NDJSON"}: ${why}. Ask for application/json instead.`,
+    available: ["application/json"]
+  })
+
+const csvField = (value: Cell): string => {
+  if (value === null || value === undefined) return ""
+  const text = value instanceof Date ? value.toISOString() : String(value)
+  // RFC 4180: a field with a comma, quote or line break is quoted, and its quotes doubled.
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
+}
+
+/** RFC 4180 CSV of an array of flat rows: a header of every key in first-seen order, CRLF after each record. */
+export const toCsv = (value: unknown): string => {
+  if (!Array.isArray(value)) throw notTabular("csv", "it is not an array of rows")
+  const columns = new Map<string, number>()
+  for (const row of value) {
+    if (typeof row !== "object" || row === null || Array.isArray(row)) throw notTabular("csv", "its rows are not objects")
+    for (const [key, cell] of Object.entries(row)) {
+      if (!isCell(cell)) throw notTabular("csv", `column "${key}" holds nested data`)
+      if (!columns.has(key)) columns.set(key, columns.size)
+    }
+  }
+  if (columns.size === 0) return ""
+  const names = [...columns.keys()]
+  const lines = [names.map(csvField).join(",")]
+  for (const row of value as ReadonlyArray<Record<string, Cell>>) lines.push(names.map((name) => csvField(row[name])).join(","))
+  return lines.join("\r\n") + "\r\n"
+}
+
+/** One JSON document per line for each element of an array. */
+export const toNdjson = (value: unknown, serialize: (element: unknown) => string): string => {
+  if (!Array.isArray(value)) throw notTabular("ndjson", "it is not an array")
+  let text = ""
+  for (const element of value) text += serialize(element === undefined ? null : element) + "\n"
+  return text
+}

@@ -1,0 +1,103 @@
+import { defineServe, type RunningServer } from "queryserve"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const rows = [
+  { region: "eu", note: 'said "hi", left', total: 10, active: true, day: new Date("2025-01-02T00:00:00.000Z") },
+  { region: "us", note: "two\nlines", total: 2.5, active: false, extra: null },
+  { region: "apac", total: 12345678901234567890n }
+]
+
+describe("CSV and NDJSON output over a real server", () => {
+  const api = defineServe({
+    queries: {
+      rows: () => rows,
+      empty: () => [],
+      nested: () => [{ region: "eu", breakdown: { a: 1 } }],
+      single: () => ({ total: 1 }),
+      report: { method: "POST", query: () => rows }
+    }
+  })
+  let server: RunningServer
+  beforeAll(async () => {
+    server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false })
+  })
+  afterAll(() => server.stop())
+  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.url}/api/analytics/${path}`, { headers })
+
+  const expectedCsv =
+    "region,note,total,active,day,extra\r\n" +
+    'eu,"said ""hi"", left",10,true,2025-01-02T00:00:00.000Z,\r\n' +
+    'us,"two\nlines",2.5,false,,\r\n' +
+    "apac,,12345678901234567890,,,\r\n"
+
+  it("gives RFC 4180 CSV for Accept: text/csv, with a header of every column in first-seen order", async () => {
+    const response = await get("rows", { accept: "text/csv" })
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8; header=present")
+    expect(await response.text()).toBe(expectedCsv)
+  })
+
+  it("gives the same CSV on the .csv route, whatever Accept says", async () => {
+    const response = await get("rows.csv", { accept: "application/json" })
+    expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8; header=present")
+    expect(await response.text()).toBe(expectedCsv)
+  })
+
+  it("gives one JSON document per line for NDJSON, by Accept and by the .ndjson route", async () => {
+    const expected =
+      '{"region":"eu","note":"said \\"hi\\", left","total":10,"active":true,"day":"2025-01-02T00:00:00.000Z"}\n' +
+      '{"region":"us","note":"two\\nlines","total":2.5,"active":false,"extra":null}\n' +
+      '{"region":"apac","total":"12345678901234567890"}\n'
+    const byAccept = await get("rows", { accept: "application/x-ndjson" })
+    expect(byAccept.headers.get("content-type")).toBe("application/x-ndjson")
+    expect(await byAccept.text()).toBe(expected)
+    const bySuffix = await get("rows.ndjson")
+    expect(await bySuffix.text()).toBe(expected)
+    expect(bySuffix.headers.get("x-request-id")).toBeTruthy()
+  })
+
+  it("picks by q-value and falls back to JSON for what it does not produce", async () => {
+    const preferred = await get("rows", { accept: "application/json;q=0.5, text/csv" })
+    expect(preferred.headers.get("content-type")).toMatch(/^text\/csv/)
+    const jsonFirst = await get("rows", { accept: "text/csv;q=0.2, application/json" })
+    expect(jsonFirst.headers.get("content-type")).toBe("application/json; charset=utf-8")
+    const unknown = await get("rows", { accept: "text/html" })
+    expect(unknown.headers.get("content-type")).toBe("application/json; charset=utf-8")
+  })
+
+  it("answers 406 VALIDATION_ERROR for a result that is not an array of flat rows", async () => {
+    for (const [path, reason] of [
+      ["nested.csv", 'column "breakdown" holds nested data'],
+      ["single.csv", "it is not an array of rows"]
+    ]) {
+      const response = await get(path!)
+      expect(response.status).toBe(406)
+      expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8")
+      expect(await response.json()).toEqual({
+        error: {
+          type: "VALIDATION_ERROR",
+          message: `This result cannot be given as CSV: ${reason}. Ask for application/json instead.`,
+          details: { available: ["application/json"] }
+        }
+      })
+    }
+    expect((await get("single", { accept: "application/x-ndjson" })).status).toBe(406)
+  })
+
+  it("gives an empty CSV for no rows, and registers suffixes only for GET endpoints", async () => {
+    const empty = await get("empty.csv")
+    expect(empty.status).toBe(200)
+    expect(await empty.text()).toBe("")
+    expect((await fetch(`${server.url}/api/analytics/report.csv`, { method: "POST" })).status).toBe(404)
+    const report = await fetch(`${server.url}/api/analytics/report`, { method: "POST", headers: { accept: "text/csv" } })
+    expect(await report.text()).toBe(expectedCsv)
+  })
+
+  it("reports a 406 as an error event with its status", async () => {
+    const statuses: Array<[string, number | undefined]> = []
+    const off = api.queryLogger.on((event) => statuses.push([event.status, event.responseStatus]))
+    await (await get("nested.csv")).text()
+    off()
+    expect(statuses).toEqual([["started", undefined], ["error", 406]])
+  })
+})
