@@ -3,68 +3,68 @@
  * `db.with()` source), so once the runtime wraps `table()` with the caller's tenant filter, a
  * metric sees that tenant's rows and nothing else. Dates are inclusive 'YYYY-MM-DD' strings.
  */
-import { raw, type Db, type TableQuery } from './sql.js';
+import { raw, type Db, type TableQuery } from "./sql.js"
 
 export interface DateRange {
-  from: string;
-  to: string;
+  from: string
+  to: string
 }
 
-export type NoInput = Record<string, never>;
+export type NoInput = Record<string, never>
 
-export const TOP_PRODUCTS_MAX = 100;
-export const EXPORT_MAX_ROWS = 10_000;
-export const RETENTION_MONTHS = 5;
+export const TOP_PRODUCTS_MAX = 100
+export const EXPORT_MAX_ROWS = 10_000
+export const RETENTION_MONTHS = 5
 
-export const GRANULARITIES = ['day', 'week', 'month'] as const;
-export type Granularity = (typeof GRANULARITIES)[number];
+export const GRANULARITIES = ["day", "week", "month"] as const
+export type Granularity = (typeof GRANULARITIES)[number]
 
 function assertIntegerIn(name: string, value: number, min: number, max: number): void {
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${value}`);
+    throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${value}`)
   }
 }
 
 const ordersIn = (db: Db, { from, to }: DateRange): TableQuery =>
-  db.table('orders').where('day', 'gte', from).where('day', 'lte', to);
+  db.table("orders").where("day", "gte", from).where("day", "lte", to)
 
-export type RevenueByDayRow = { day: string; orders: number; revenue: number };
+export type RevenueByDayRow = { day: string; orders: number; revenue: number }
 
 export async function revenueByDay(db: Db, input: DateRange & { region?: string }): Promise<RevenueByDayRow[]> {
-  const orders = ordersIn(db, input);
-  return (input.region === undefined ? orders : orders.where('region', 'eq', input.region))
-    .select('day', raw('count(*) AS orders'), raw('sum(amount) AS revenue'))
-    .groupBy('day')
-    .orderBy('day')
-    .execute<RevenueByDayRow>();
+  const orders = ordersIn(db, input)
+  return (input.region === undefined ? orders : orders.where("region", "eq", input.region))
+    .select("day", raw("count(*) AS orders"), raw("sum(amount) AS revenue"))
+    .groupBy("day")
+    .orderBy("day")
+    .execute<RevenueByDayRow>()
 }
 
-export type RevenueByRegionRow = { region: string; orders: number; customers: number; revenue: number };
+export type RevenueByRegionRow = { region: string; orders: number; customers: number; revenue: number }
 
 export async function revenueByRegion(db: Db, input: DateRange): Promise<RevenueByRegionRow[]> {
   return ordersIn(db, input)
     .select(
-      'region',
-      raw('count(*) AS orders'),
-      raw('count(DISTINCT customer_id) AS customers'),
-      raw('sum(amount) AS revenue'),
+      "region",
+      raw("count(*) AS orders"),
+      raw("count(DISTINCT customer_id) AS customers"),
+      raw("sum(amount) AS revenue")
     )
-    .groupBy('region')
-    .orderBy('revenue', 'desc')
-    .orderBy('region')
-    .execute<RevenueByRegionRow>();
+    .groupBy("region")
+    .orderBy("revenue", "desc")
+    .orderBy("region")
+    .execute<RevenueByRegionRow>()
 }
 
-export type TopProductRow = { product_id: number; product: string; category: string; units: number; revenue: number };
+export type TopProductRow = { product_id: number; product: string; category: string; units: number; revenue: number }
 
 export async function topProducts(db: Db, input: DateRange & { limit?: number }): Promise<TopProductRow[]> {
-  const limit = input.limit ?? 10;
-  assertIntegerIn('limit', limit, 1, TOP_PRODUCTS_MAX);
+  const limit = input.limit ?? 10
+  assertIntegerIn("limit", limit, 1, TOP_PRODUCTS_MAX)
   return db
     .with(
       {
-        orders: ordersIn(db, input).select('product_id', 'quantity', 'amount'),
-        products: db.table('products').select('product_id', 'name', 'category'),
+        orders: ordersIn(db, input).select("product_id", "quantity", "amount"),
+        products: db.table("products").select("product_id", "name", "category")
       },
       raw(
         `SELECT p.product_id, p.name AS product, p.category, sum(o.quantity) AS units, sum(o.amount) AS revenue
@@ -72,42 +72,42 @@ export async function topProducts(db: Db, input: DateRange & { limit?: number })
          GROUP BY p.product_id, p.name, p.category
          ORDER BY revenue DESC, p.product_id
          LIMIT ?`,
-        [limit],
-      ),
+        [limit]
+      )
     )
-    .execute<TopProductRow>();
+    .execute<TopProductRow>()
 }
 
-export type ActiveCustomersRow = { period: string; active_customers: number };
+export type ActiveCustomersRow = { period: string; active_customers: number }
 
 // Fixed fragments, so the granularity never becomes SQL text from input. Weeks start on Monday.
 const PERIOD_OF_DAY: Readonly<Record<Granularity, string>> = {
-  day: 'day AS period',
+  day: "day AS period",
   week: "CAST(date_trunc('week', day) AS DATE) AS period",
-  month: "CAST(date_trunc('month', day) AS DATE) AS period",
-};
+  month: "CAST(date_trunc('month', day) AS DATE) AS period"
+}
 
 export async function activeCustomers(
   db: Db,
-  input: DateRange & { granularity: Granularity },
+  input: DateRange & { granularity: Granularity }
 ): Promise<ActiveCustomersRow[]> {
   if (!Object.hasOwn(PERIOD_OF_DAY, input.granularity)) {
-    throw new RangeError(`granularity must be one of ${GRANULARITIES.join(', ')}`);
+    throw new RangeError(`granularity must be one of ${GRANULARITIES.join(", ")}`)
   }
   return ordersIn(db, input)
-    .select(raw(PERIOD_OF_DAY[input.granularity]), raw('count(DISTINCT customer_id) AS active_customers'))
-    .groupBy('period')
-    .orderBy('period')
-    .execute<ActiveCustomersRow>();
+    .select(raw(PERIOD_OF_DAY[input.granularity]), raw("count(DISTINCT customer_id) AS active_customers"))
+    .groupBy("period")
+    .orderBy("period")
+    .execute<ActiveCustomersRow>()
 }
 
 export type CohortRetentionRow = {
-  cohort: string;
-  cohort_size: number;
-  month_offset: number;
-  customers: number;
-  retention_pct: number;
-};
+  cohort: string
+  cohort_size: number
+  month_offset: number
+  customers: number
+  retention_pct: number
+}
 
 /**
  * Customers grouped by the month of their first order (over all their orders), and the share
@@ -118,13 +118,13 @@ export async function cohortRetention(db: Db, input: DateRange): Promise<CohortR
   return db
     .with(
       {
-        orders: db.table('orders').select('customer_id', raw("CAST(date_trunc('month', day) AS DATE) AS month")),
-        firsts: raw('SELECT customer_id, min(month) AS cohort FROM orders GROUP BY customer_id'),
-        sizes: raw('SELECT cohort, count(*) AS cohort_size FROM firsts GROUP BY cohort'),
+        orders: db.table("orders").select("customer_id", raw("CAST(date_trunc('month', day) AS DATE) AS month")),
+        firsts: raw("SELECT customer_id, min(month) AS cohort FROM orders GROUP BY customer_id"),
+        sizes: raw("SELECT cohort, count(*) AS cohort_size FROM firsts GROUP BY cohort"),
         activity: raw(
           `SELECT DISTINCT f.cohort, o.customer_id, date_diff('month', f.cohort, o.month) AS month_offset
-           FROM orders o JOIN firsts f USING (customer_id)`,
-        ),
+           FROM orders o JOIN firsts f USING (customer_id)`
+        )
       },
       raw(
         `SELECT a.cohort, s.cohort_size, a.month_offset, count(*) AS customers,
@@ -134,118 +134,118 @@ export async function cohortRetention(db: Db, input: DateRange): Promise<CohortR
            AND a.cohort BETWEEN date_trunc('month', CAST(? AS DATE)) AND CAST(? AS DATE)
          GROUP BY a.cohort, s.cohort_size, a.month_offset
          ORDER BY a.cohort, a.month_offset`,
-        [input.from, input.to],
-      ),
+        [input.from, input.to]
+      )
     )
-    .execute<CohortRetentionRow>();
+    .execute<CohortRetentionRow>()
 }
 
 export type FunnelRow = {
-  step_index: number;
-  step: string;
-  sessions: number;
+  step_index: number
+  step: string
+  sessions: number
   /** Share of the previous step's sessions; 100 for the first step. */
-  conversion_pct: number;
+  conversion_pct: number
   /** Share of the first step's sessions. */
-  overall_pct: number;
-};
+  overall_pct: number
+}
 
 export async function funnel(db: Db, input: DateRange): Promise<FunnelRow[]> {
-  const sessions = 'count(DISTINCT session_id)';
+  const sessions = "count(DISTINCT session_id)"
   return db
-    .table('events')
-    .where('day', 'gte', input.from)
-    .where('day', 'lte', input.to)
+    .table("events")
+    .where("day", "gte", input.from)
+    .where("day", "lte", input.to)
     .select(
-      'step_index',
-      'step',
+      "step_index",
+      "step",
       raw(`${sessions} AS sessions`),
       raw(`coalesce(round(100.0 * ${sessions} / lag(${sessions}) OVER (ORDER BY step_index), 2), 100) AS conversion_pct`),
-      raw(`round(100.0 * ${sessions} / first_value(${sessions}) OVER (ORDER BY step_index), 2) AS overall_pct`),
+      raw(`round(100.0 * ${sessions} / first_value(${sessions}) OVER (ORDER BY step_index), 2) AS overall_pct`)
     )
-    .groupBy('step_index', 'step')
-    .orderBy('step_index')
-    .execute<FunnelRow>();
+    .groupBy("step_index", "step")
+    .orderBy("step_index")
+    .execute<FunnelRow>()
 }
 
 export type OrderValuePercentilesRow = {
-  region: string;
-  orders: number;
-  avg: number;
-  p50: number;
-  p90: number;
-  p99: number;
-};
+  region: string
+  orders: number
+  avg: number
+  p50: number
+  p90: number
+  p99: number
+}
 
 export async function orderValuePercentiles(db: Db, input: DateRange): Promise<OrderValuePercentilesRow[]> {
   return ordersIn(db, input)
     .select(
-      'region',
-      raw('count(*) AS orders'),
-      raw('round(avg(amount), 2) AS avg'),
-      raw('round(quantile_cont(amount, 0.5), 2) AS p50'),
-      raw('round(quantile_cont(amount, 0.9), 2) AS p90'),
-      raw('round(quantile_cont(amount, 0.99), 2) AS p99'),
+      "region",
+      raw("count(*) AS orders"),
+      raw("round(avg(amount), 2) AS avg"),
+      raw("round(quantile_cont(amount, 0.5), 2) AS p50"),
+      raw("round(quantile_cont(amount, 0.9), 2) AS p90"),
+      raw("round(quantile_cont(amount, 0.99), 2) AS p99")
     )
-    .groupBy('region')
-    .orderBy('region')
-    .execute<OrderValuePercentilesRow>();
+    .groupBy("region")
+    .orderBy("region")
+    .execute<OrderValuePercentilesRow>()
 }
 
 export type OrdersExportRow = {
-  order_id: number;
-  day: string;
-  region: string;
-  product: string;
-  quantity: number;
-  amount: number;
-};
+  order_id: number
+  day: string
+  region: string
+  product: string
+  quantity: number
+  amount: number
+}
 
 /** Flat rows for CSV, oldest order id first, at most `maxRows` (default 1,000). */
 export async function ordersExport(
   db: Db,
-  input: DateRange & { maxRows?: number; region?: string },
+  input: DateRange & { maxRows?: number; region?: string }
 ): Promise<OrdersExportRow[]> {
-  const maxRows = input.maxRows ?? 1000;
-  assertIntegerIn('maxRows', maxRows, 1, EXPORT_MAX_ROWS);
-  const orders = ordersIn(db, input);
+  const maxRows = input.maxRows ?? 1000
+  assertIntegerIn("maxRows", maxRows, 1, EXPORT_MAX_ROWS)
+  const orders = ordersIn(db, input)
   return db
     .with(
       {
         // Limit before the join so only maxRows orders are looked up.
-        orders: (input.region === undefined ? orders : orders.where('region', 'eq', input.region))
-          .select('order_id', 'day', 'region', 'product_id', 'quantity', 'amount')
-          .orderBy('order_id')
+        orders: (input.region === undefined ? orders : orders.where("region", "eq", input.region))
+          .select("order_id", "day", "region", "product_id", "quantity", "amount")
+          .orderBy("order_id")
           .limit(maxRows),
-        products: db.table('products').select('product_id', 'name'),
+        products: db.table("products").select("product_id", "name")
       },
       `SELECT o.order_id, o.day, o.region, p.name AS product, o.quantity, o.amount
        FROM orders o JOIN products p USING (product_id)
-       ORDER BY o.order_id`,
+       ORDER BY o.order_id`
     )
-    .execute<OrdersExportRow>();
+    .execute<OrdersExportRow>()
 }
 
 export type TenantSummaryRow = {
-  tenant_id: string;
-  name: string;
-  plan: string;
-  customers: number;
-  orders: number;
-  revenue: number;
-  avg_order_value: number | null;
-  first_order_day: string | null;
-  last_order_day: string | null;
-};
+  tenant_id: string
+  name: string
+  plan: string
+  customers: number
+  orders: number
+  revenue: number
+  avg_order_value: number | null
+  first_order_day: string | null
+  last_order_day: string | null
+}
 
 /** Totals per visible tenant: with the tenant filter, exactly the caller's own. */
 export async function tenantSummary(db: Db, _input: NoInput = {}): Promise<TenantSummaryRow[]> {
   return db
     .with(
       {
-        tenants: db.table('tenants').select('tenant_id', 'name', 'plan'),
-        customers: db.table('customers').select('tenant_id'),
-        orders: db.table('orders').select('tenant_id', 'day', 'amount'),
+        tenants: db.table("tenants").select("tenant_id", "name", "plan"),
+        customers: db.table("customers").select("tenant_id"),
+        orders: db.table("orders").select("tenant_id", "day", "amount")
       },
       `SELECT t.tenant_id, t.name, t.plan,
               coalesce(c.customers, 0) AS customers, coalesce(o.orders, 0) AS orders,
@@ -256,32 +256,32 @@ export async function tenantSummary(db: Db, _input: NoInput = {}): Promise<Tenan
                          round(avg(amount), 2) AS avg_order_value,
                          min(day) AS first_order_day, max(day) AS last_order_day
                   FROM orders GROUP BY tenant_id) o USING (tenant_id)
-       ORDER BY t.tenant_id`,
+       ORDER BY t.tenant_id`
     )
-    .execute<TenantSummaryRow>();
+    .execute<TenantSummaryRow>()
 }
 
 export type TenantsOverviewRow = {
-  tenant_id: string;
-  orders: number;
-  active_customers: number;
-  revenue: number;
-  revenue_share_pct: number;
-};
+  tenant_id: string
+  orders: number
+  active_customers: number
+  revenue: number
+  revenue_share_pct: number
+}
 
 /** Admin metric: every tenant's totals and share of revenue. Run it without the tenant filter. */
 export async function tenantsOverview(db: Db, _input: NoInput = {}): Promise<TenantsOverviewRow[]> {
   return db
-    .table('orders')
+    .table("orders")
     .select(
-      'tenant_id',
-      raw('count(*) AS orders'),
-      raw('count(DISTINCT customer_id) AS active_customers'),
-      raw('sum(amount) AS revenue'),
-      raw('round(100.0 * sum(amount) / sum(sum(amount)) OVER (), 2) AS revenue_share_pct'),
+      "tenant_id",
+      raw("count(*) AS orders"),
+      raw("count(DISTINCT customer_id) AS active_customers"),
+      raw("sum(amount) AS revenue"),
+      raw("round(100.0 * sum(amount) / sum(sum(amount)) OVER (), 2) AS revenue_share_pct")
     )
-    .groupBy('tenant_id')
-    .orderBy('revenue', 'desc')
-    .orderBy('tenant_id')
-    .execute<TenantsOverviewRow>();
+    .groupBy("tenant_id")
+    .orderBy("revenue", "desc")
+    .orderBy("tenant_id")
+    .execute<TenantsOverviewRow>()
 }

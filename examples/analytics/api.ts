@@ -1,0 +1,180 @@
+/**
+ * The demo's HTTP API: the metrics of ./metrics.ts as queryserve endpoints. Every endpoint but
+ * the admin overview is tenant-scoped through auto-inject: the runtime wraps `ctx.db.table()` so
+ * each builder a metric creates is already filtered on `tenant_id` = the caller's tenant.
+ */
+import { apiKeyAuth, initServe, type QueryLoggingOption, type ServeAuthContext } from "queryserve"
+import * as metrics from "./metrics.js"
+import * as schemas from "./schemas.js"
+import type { Db } from "./sql.js"
+
+/** Who an API key belongs to. */
+export interface AnalyticsCaller extends ServeAuthContext {
+  readonly name: string
+  readonly tenantId?: string
+  readonly roles: ReadonlyArray<string>
+}
+
+/**
+ * The demo's fixed keys, so the README's commands work as printed. They are public knowledge:
+ * never serve the demo beyond your own machine with them.
+ */
+export const DEMO_API_KEYS = {
+  "demo-acme-key": { name: "Acme analyst", tenantId: "acme", roles: ["analyst"] },
+  "demo-globex-key": { name: "Globex analyst", tenantId: "globex", roles: ["analyst"] },
+  "demo-admin-key": { name: "Platform admin", roles: ["admin"] }
+} as const satisfies Readonly<Record<string, AnalyticsCaller>>
+
+export const API_KEY_HEADER = "x-api-key"
+
+export interface AnalyticsApiOptions<K extends AnalyticsEndpoint = AnalyticsEndpoint> {
+  /** API key → caller. Default: DEMO_API_KEYS. */
+  readonly keys?: Readonly<Record<string, AnalyticsCaller>>
+  /** Default true: one text line per request. */
+  readonly queryLogging?: QueryLoggingOption
+  /**
+   * Serve only these endpoints. For databases whose SQL dialect lacks functions some metrics use
+   * (see examples/postgres and examples/clickhouse).
+   */
+  readonly endpoints?: ReadonlyArray<K>
+}
+
+const MINUTE = 60_000
+
+const TITLE = "queryserve analytics demo"
+
+/** Everything the endpoints share: `db` in every `ctx`, API-key callers, auto-injected tenant filter, docs. */
+const analyticsServe = (
+  db: Db,
+  keys: Readonly<Record<string, AnalyticsCaller>>,
+  queryLogging: QueryLoggingOption
+) =>
+  initServe({
+    context: () => ({ db }),
+    auth: apiKeyAuth({ header: API_KEY_HEADER, keys }),
+    tenant: { extract: (auth) => auth?.tenantId, column: "tenant_id", mode: "auto-inject" },
+    queryLogging,
+    docs: { title: TITLE },
+    openapi: {
+      info: {
+        title: TITLE,
+        version: "0.1.0",
+        description: `Multi-tenant sales metrics. Send an API key in the \`${API_KEY_HEADER}\` header.`
+      }
+    }
+  })
+
+type ProcedureRoot = ReturnType<typeof analyticsServe>["query"]
+
+const analyticsQueries = (query: ProcedureRoot) => {
+  const revenue = query.tag("Revenue").cache(MINUTE)
+  const customers = query.tag("Customers").cache(5 * MINUTE)
+
+  return {
+    revenueByDay: revenue
+      .input(schemas.RevenueByDayInput)
+      .output(schemas.RevenueByDayOutput)
+      .summary("Revenue per day")
+      .describe("Orders and revenue for each day of the range, optionally for one region.")
+      .query(({ input, ctx }) => metrics.revenueByDay(ctx.db, input)),
+
+    revenueByRegion: revenue
+      .input(schemas.DateRangeInput)
+      .output(schemas.RevenueByRegionOutput)
+      .summary("Revenue per region")
+      .describe("Orders, distinct customers and revenue per region over the range, highest revenue first.")
+      .query(({ input, ctx }) => metrics.revenueByRegion(ctx.db, input)),
+
+    orderValuePercentiles: revenue
+      .input(schemas.DateRangeInput)
+      .output(schemas.OrderValuePercentilesOutput)
+      .summary("Order value percentiles per region")
+      .describe("Average, median, 90th and 99th percentile of the order amount per region.")
+      .query(({ input, ctx }) => metrics.orderValuePercentiles(ctx.db, input)),
+
+    topProducts: query
+      .tag("Products")
+      .cache(MINUTE)
+      .input(schemas.TopProductsInput)
+      .output(schemas.TopProductsOutput)
+      .summary("Best-selling products")
+      .describe("Products ranked by revenue over the range, with units sold.")
+      .query(({ input, ctx }) => metrics.topProducts(ctx.db, input)),
+
+    activeCustomers: customers
+      .input(schemas.ActiveCustomersInput)
+      .output(schemas.ActiveCustomersOutput)
+      .summary("Active customers per period")
+      .describe("Distinct customers with at least one order in each day, week or month of the range.")
+      .query(({ input, ctx }) => metrics.activeCustomers(ctx.db, input)),
+
+    cohortRetention: customers
+      .input(schemas.DateRangeInput)
+      .output(schemas.CohortRetentionOutput)
+      .summary("Monthly cohort retention")
+      .describe(
+        `Customers grouped by the month of their first order; for each cohort month within the range, the share ` +
+          `that ordered again 0 to ${metrics.RETENTION_MONTHS} months later.`
+      )
+      .query(({ input, ctx }) => metrics.cohortRetention(ctx.db, input)),
+
+    funnel: customers
+      .input(schemas.DateRangeInput)
+      .output(schemas.FunnelOutput)
+      .summary("Checkout funnel")
+      .describe("Sessions reaching each step (view, cart, checkout, purchase) and the conversion between steps.")
+      .query(({ input, ctx }) => metrics.funnel(ctx.db, input)),
+
+    ordersExport: query
+      .tag("Export")
+      .cache(0)
+      .input(schemas.OrdersExportInput)
+      .output(schemas.OrdersExportOutput)
+      .summary("Orders export")
+      .describe("Flat order rows, oldest first, for spreadsheets: ask for CSV with `Accept: text/csv`.")
+      .query(({ input, ctx }) => metrics.ordersExport(ctx.db, input)),
+
+    tenantSummary: query
+      .tag("Tenants")
+      .cache(MINUTE)
+      .input(schemas.NoInput)
+      .output(schemas.TenantSummaryOutput)
+      .summary("Your tenant's totals")
+      .describe("Customers, orders, revenue and the first and last order day of the caller's tenant.")
+      .query(({ ctx }) => metrics.tenantSummary(ctx.db)),
+
+    tenantsOverview: query
+      .tag("Admin")
+      .requireRole("admin")
+      .tenant(false)
+      .cache(MINUTE)
+      .input(schemas.NoInput)
+      .output(schemas.TenantsOverviewOutput)
+      .summary("All tenants (admin)")
+      .describe("Every tenant's orders, active customers, revenue and share of revenue. Needs the admin role.")
+      .query(({ ctx }) => metrics.tenantsOverview(ctx.db))
+  }
+}
+
+type AnalyticsQueries = ReturnType<typeof analyticsQueries>
+
+export type AnalyticsEndpoint = keyof AnalyticsQueries
+
+/** The demo's endpoints over `db`, each at `/api/analytics/<name>`. */
+export const createAnalyticsApi = <K extends AnalyticsEndpoint = AnalyticsEndpoint>(
+  db: Db,
+  options: AnalyticsApiOptions<K> = {}
+) => {
+  const serve = analyticsServe(db, options.keys ?? DEMO_API_KEYS, options.queryLogging ?? true)
+  const all = analyticsQueries(serve.query)
+  const queries: Pick<AnalyticsQueries, K> = options.endpoints === undefined ? all : pick(all, options.endpoints)
+  return serve.define({ queries })
+}
+
+const pick = <T, K extends keyof T>(record: T, keys: ReadonlyArray<K>): Pick<T, K> => {
+  const picked = {} as Pick<T, K>
+  for (const key of keys) picked[key] = record[key]
+  return picked
+}
+
+export type AnalyticsApi = ReturnType<typeof createAnalyticsApi>

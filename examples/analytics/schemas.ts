@@ -1,0 +1,147 @@
+/**
+ * Input and output schemas of the demo's endpoints. Inputs are checked here, before any SQL runs:
+ * DuckDB's date cast is lenient ("2025-03-01 junk" reads as a date) and a wrong date is a
+ * conversion error deep in the query, so days must be real calendar days in `YYYY-MM-DD`.
+ * Outputs describe the rows each metric returns, for the OpenAPI document and typed clients.
+ */
+import { Schema } from "effect"
+import { REGIONS } from "./dataset.js"
+import { EXPORT_MAX_ROWS, GRANULARITIES, TOP_PRODUCTS_MAX } from "./metrics.js"
+
+const isCalendarDay = (text: string): boolean => {
+  const date = new Date(`${text}T00:00:00Z`)
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text)
+}
+
+const Day = Schema.String.pipe(
+  Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "expected a day as YYYY-MM-DD" }),
+  Schema.filter(isCalendarDay, { message: () => "expected an existing calendar day" })
+).annotations({ description: "A calendar day, YYYY-MM-DD (the demo data covers 2025)", examples: ["2025-03-01"] })
+
+const dateRangeFields = {
+  from: Day.annotations({ description: "First day, inclusive (YYYY-MM-DD)" }),
+  to: Day.annotations({ description: "Last day, inclusive (YYYY-MM-DD)" })
+}
+
+/** Refuses a range whose `from` is after its `to`. */
+const ordered = <A extends { readonly from: string; readonly to: string }, I, R>(schema: Schema.Schema<A, I, R>) =>
+  schema.pipe(Schema.filter((range) => range.from <= range.to, { message: () => "`from` must not be after `to`" }))
+
+const Region = Schema.Literal(...REGIONS).annotations({ description: "Sales region" })
+
+const boundedInt = (min: number, max: number, fallback: number, description: string) =>
+  Schema.optionalWith(Schema.Number.pipe(Schema.int(), Schema.between(min, max)).annotations({ description }), {
+    default: () => fallback
+  })
+
+export const DateRangeInput = ordered(Schema.Struct(dateRangeFields))
+
+const OnlyRegion = Schema.optional(Region.annotations({ description: "Only this region" }))
+
+export const RevenueByDayInput = ordered(Schema.Struct({ ...dateRangeFields, region: OnlyRegion }))
+
+export const TopProductsInput = ordered(
+  Schema.Struct({
+    ...dateRangeFields,
+    limit: boundedInt(1, TOP_PRODUCTS_MAX, 10, `How many products, 1 to ${TOP_PRODUCTS_MAX} (default 10)`)
+  })
+)
+
+export const ActiveCustomersInput = ordered(
+  Schema.Struct({
+    ...dateRangeFields,
+    granularity: Schema.optionalWith(
+      Schema.Literal(...GRANULARITIES).annotations({ description: "Period length; weeks start on Monday" }),
+      { default: () => "week" as const }
+    )
+  })
+)
+
+export const OrdersExportInput = ordered(
+  Schema.Struct({
+    ...dateRangeFields,
+    region: OnlyRegion,
+    maxRows: boundedInt(1, EXPORT_MAX_ROWS, 1000, `At most this many orders, 1 to ${EXPORT_MAX_ROWS} (default 1000)`)
+  })
+)
+
+export const NoInput = Schema.Struct({})
+
+const rows = <Fields extends Schema.Struct.Fields>(fields: Fields) => Schema.Array(Schema.Struct(fields))
+
+// Outputs are described, not re-validated value by value: DuckDB already typed every column.
+const DayText = Schema.String.annotations({ description: "A calendar day, YYYY-MM-DD" })
+const RegionText = Schema.String.annotations({ description: "Sales region" })
+const Money = Schema.Number.annotations({ description: "Amount in the tenant's currency" })
+const Percent = Schema.Number.annotations({ description: "Percentage, 0 to 100, two decimals" })
+
+export const RevenueByDayOutput = rows({ day: DayText, orders: Schema.Int, revenue: Money })
+
+export const RevenueByRegionOutput = rows({ region: RegionText, orders: Schema.Int, customers: Schema.Int, revenue: Money })
+
+export const TopProductsOutput = rows({
+  product_id: Schema.Int,
+  product: Schema.String,
+  category: Schema.String,
+  units: Schema.Int,
+  revenue: Money
+})
+
+export const ActiveCustomersOutput = rows({
+  period: DayText.annotations({ description: "First day of the period" }),
+  active_customers: Schema.Int
+})
+
+export const CohortRetentionOutput = rows({
+  cohort: DayText.annotations({ description: "Month of the customers' first order (its first day)" }),
+  cohort_size: Schema.Int,
+  month_offset: Schema.Int.annotations({ description: "Months after the cohort month" }),
+  customers: Schema.Int.annotations({ description: "Customers of the cohort who ordered in that month" }),
+  retention_pct: Percent
+})
+
+export const FunnelOutput = rows({
+  step_index: Schema.Int,
+  step: Schema.String,
+  sessions: Schema.Int,
+  conversion_pct: Percent.annotations({ description: "Share of the previous step's sessions" }),
+  overall_pct: Percent.annotations({ description: "Share of the first step's sessions" })
+})
+
+export const OrderValuePercentilesOutput = rows({
+  region: RegionText,
+  orders: Schema.Int,
+  avg: Money,
+  p50: Money,
+  p90: Money,
+  p99: Money
+})
+
+export const OrdersExportOutput = rows({
+  order_id: Schema.Int,
+  day: DayText,
+  region: RegionText,
+  product: Schema.String,
+  quantity: Schema.Int,
+  amount: Money
+})
+
+export const TenantSummaryOutput = rows({
+  tenant_id: Schema.String,
+  name: Schema.String,
+  plan: Schema.String,
+  customers: Schema.Int,
+  orders: Schema.Int,
+  revenue: Money,
+  avg_order_value: Schema.NullOr(Money),
+  first_order_day: Schema.NullOr(DayText),
+  last_order_day: Schema.NullOr(DayText)
+})
+
+export const TenantsOverviewOutput = rows({
+  tenant_id: Schema.String,
+  orders: Schema.Int,
+  active_customers: Schema.Int,
+  revenue: Money,
+  revenue_share_pct: Percent
+})

@@ -1,0 +1,200 @@
+/**
+ * The demo as a user runs it: `main.ts` in its own process on a free port, every endpoint called
+ * over HTTP with each key, and every number checked against independent SQL on a DuckDB database
+ * built here with the same generator, seed and size.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { DEMO_API_KEYS } from "../../examples/analytics/api.js"
+import { createDemoDatabase, type DemoDatabase } from "../../examples/analytics/dataset.js"
+import { type DemoProcess, startDemo } from "./support/demoProcess.js"
+import { METRIC_CASES, RANGE, type SqlQuery, sqlOn } from "./support/references.js"
+
+const ROWS = 60_000
+
+const TENANT_KEYS = { acme: "demo-acme-key", globex: "demo-globex-key" } as const
+const ADMIN_KEY = "demo-admin-key"
+
+let demo: DemoProcess
+let reference: DemoDatabase
+let query: SqlQuery
+
+beforeAll(async () => {
+  ;[demo, reference] = await Promise.all([startDemo(ROWS), createDemoDatabase({ rows: ROWS, log: () => {} })])
+  query = sqlOn(reference.connection)
+}, 90_000)
+
+afterAll(async () => {
+  await demo?.stop("SIGKILL")
+  await reference?.close()
+})
+
+interface Answer {
+  readonly status: number
+  readonly headers: Headers
+  readonly text: string
+  readonly json: unknown
+}
+
+const call = async (
+  endpoint: string,
+  options: { key?: string; input?: Readonly<Record<string, string | number>>; headers?: Record<string, string> } = {}
+): Promise<Answer> => {
+  const search = new URLSearchParams(Object.entries(options.input ?? {}).map(([k, v]) => [k, String(v)]))
+  const headers = { ...options.headers, ...(options.key === undefined ? {} : { "x-api-key": options.key }) }
+  const response = await fetch(`${demo.baseUrl}/${endpoint}${search.size > 0 ? `?${search}` : ""}`, { headers })
+  const text = await response.text()
+  const json = response.headers.get("content-type")?.startsWith("application/json") ? JSON.parse(text) : undefined
+  return { status: response.status, headers: response.headers, text, json }
+}
+
+const tenantCases = Object.entries(METRIC_CASES).filter(([, c]) => c.endpoint !== "tenantsOverview")
+
+describe("start-up", () => {
+  it("prints progress, the URLs, the keys, commands to paste and its start-up time", () => {
+    const output = demo.output()
+    expect(output).toMatch(/^\[demo\] orders: 60,000 rows \(\d+\.\ds\)$/m)
+    expect(output).toContain(`API reference  ${demo.baseUrl}/docs`)
+    expect(output).toContain(`OpenAPI        ${demo.baseUrl}/openapi.json`)
+    for (const key of Object.keys(DEMO_API_KEYS)) {
+      expect(output).toContain(key)
+      expect(output).toMatch(new RegExp(`^  curl -s .*-H 'x-api-key: ${key}' '${demo.baseUrl}/\\w+`, "m"))
+    }
+    expect(demo.readyMs).toBeGreaterThan(0)
+    // The port came from PORT=0: a real free port, printed as the server bound it.
+    expect(demo.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/api\/analytics$/)
+  })
+})
+
+describe("every endpoint, with each tenant's key, matches independent SQL", () => {
+  for (const [name, metricCase] of tenantCases) {
+    it(name, async () => {
+      const answers = []
+      for (const [tenant, key] of Object.entries(TENANT_KEYS)) {
+        const answer = await call(metricCase.endpoint, { key, input: metricCase.input })
+        expect(answer.status).toBe(200)
+        const expected = await metricCase.reference(query, tenant)
+        expect(expected.length).toBeGreaterThan(0)
+        expect(answer.json).toEqual(expected)
+        answers.push(answer.json)
+      }
+      expect(answers[0]).not.toEqual(answers[1])
+    })
+  }
+})
+
+describe("tenant isolation", () => {
+  it("no order, product or total of another tenant reaches a caller", async () => {
+    for (const [tenant, key] of Object.entries(TENANT_KEYS)) {
+      const orders = (await call("ordersExport", { key, input: { ...RANGE, maxRows: 10_000 } })).json as Array<{ order_id: number }>
+      const products = (await call("topProducts", { key, input: { ...RANGE, limit: 100 } })).json as Array<{ product_id: number }>
+      const [foreign] = await query(
+        `SELECT (SELECT count(*) FROM orders WHERE order_id IN (SELECT unnest($orders::BIGINT[])) AND tenant_id <> $tenant)
+              + (SELECT count(*) FROM products WHERE product_id IN (SELECT unnest($products::BIGINT[])) AND tenant_id <> $tenant) AS n,
+                (SELECT count(*) FROM orders WHERE tenant_id = $tenant AND day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE)) AS own`,
+        {
+          tenant,
+          ...RANGE,
+          orders: `[${orders.map((o) => o.order_id).join(",")}]`,
+          products: `[${products.map((p) => p.product_id).join(",")}]`
+        }
+      )
+      expect(foreign?.n).toBe(0)
+      expect(orders).toHaveLength(Math.min(10_000, foreign?.own as number))
+      const summary = (await call("tenantSummary", { key })).json as Array<{ tenant_id: string }>
+      expect(summary.map((row) => row.tenant_id)).toEqual([tenant])
+    }
+  })
+
+  it("the admin endpoint refuses tenant keys with 403 and shows every tenant to the admin", async () => {
+    for (const key of Object.values(TENANT_KEYS)) {
+      const refused = await call("tenantsOverview", { key })
+      expect(refused.status).toBe(403)
+      expect(refused.json).toMatchObject({ error: { type: "FORBIDDEN", details: { reason: "missing_role", required: ["admin"] } } })
+    }
+    const overview = await call("tenantsOverview", { key: ADMIN_KEY })
+    expect(overview.status).toBe(200)
+    expect(overview.json).toEqual(await METRIC_CASES.tenantsOverview!.reference(query, null))
+    expect((overview.json as Array<unknown>).length).toBe(3)
+  })
+
+  it("the admin key has no tenant, so tenant-scoped endpoints refuse it", async () => {
+    const answer = await call("revenueByRegion", { key: ADMIN_KEY, input: RANGE })
+    expect(answer.status).toBe(403)
+    expect(answer.json).toMatchObject({ error: { type: "FORBIDDEN", details: { reason: "missing_tenant" } } })
+  })
+})
+
+describe("credentials", () => {
+  it("a missing key is 401 missing_credentials and a wrong key 401 invalid_credentials", async () => {
+    const missing = await call("revenueByRegion", { input: RANGE })
+    expect(missing.status).toBe(401)
+    expect(missing.json).toMatchObject({ error: { type: "UNAUTHORIZED", details: { reason: "missing_credentials" } } })
+    const wrong = await call("revenueByRegion", { key: "demo-acme-key-x", input: RANGE })
+    expect(wrong.status).toBe(401)
+    expect(wrong.json).toMatchObject({ error: { type: "UNAUTHORIZED", details: { reason: "invalid_credentials" } } })
+  })
+})
+
+describe("input validation happens before any SQL", () => {
+  const key = TENANT_KEYS.acme
+  const invalid: ReadonlyArray<readonly [string, Record<string, string>, string]> = [
+    ["revenueByRegion", { from: "2025-02-30", to: "2025-03-31" }, "from"],
+    ["revenueByRegion", { from: "2025-03-01' OR 1=1 --", to: "2025-03-31" }, "from"],
+    ["revenueByRegion", { from: "2025-03-31", to: "2025-03-01" }, ""],
+    ["revenueByDay", { ...RANGE, region: "emea' OR '1'='1" }, "region"],
+    ["topProducts", { ...RANGE, limit: "101" }, "limit"],
+    ["topProducts", { ...RANGE, limit: "2.5" }, "limit"],
+    ["activeCustomers", { ...RANGE, granularity: "year" }, "granularity"],
+    ["ordersExport", { ...RANGE, maxRows: "0" }, "maxRows"]
+  ]
+  for (const [endpoint, input, field] of invalid) {
+    it(`${endpoint} ${JSON.stringify(input)} → 400 naming ${field || "the range"}`, async () => {
+      const answer = await call(endpoint, { key, input })
+      expect(answer.status).toBe(400)
+      const issues = (answer.json as { error: { type: string; details: { issues: Array<{ path: Array<string> }> } } }).error
+      expect(issues.type).toBe("VALIDATION_ERROR")
+      if (field !== "") expect(issues.details.issues.map((issue) => issue.path.join("."))).toContain(field)
+    })
+  }
+
+  it("applies defaults and coerces numbers from the query string", async () => {
+    const top = await call("topProducts", { key, input: RANGE })
+    expect((top.json as Array<unknown>).length).toBe(10)
+    const three = await call("topProducts", { key, input: { ...RANGE, limit: "3" } })
+    expect(three.json).toEqual((top.json as Array<unknown>).slice(0, 3))
+  })
+})
+
+describe("HTTP behaviour", () => {
+  it("caches per caller, never the export", async () => {
+    const region = await call("revenueByRegion", { key: TENANT_KEYS.acme, input: RANGE })
+    expect(region.headers.get("cache-control")).toBe("private, max-age=60")
+    const exported = await call("ordersExport", { key: TENANT_KEYS.acme, input: RANGE })
+    expect(exported.headers.get("cache-control")).toBe("no-store")
+  })
+
+  it("an unknown endpoint is 404 NOT_FOUND", async () => {
+    const answer = await call("revenueByPlanet", { key: TENANT_KEYS.acme })
+    expect(answer.status).toBe(404)
+    expect(answer.json).toMatchObject({ error: { type: "NOT_FOUND" } })
+  })
+})
+
+describe("shutdown", () => {
+  it("Ctrl-C (SIGINT) stops the server and closes DuckDB, exit code 0", async () => {
+    const small = await startDemo(2_000)
+    try {
+      expect((await fetch(`${small.baseUrl}/tenantSummary`, { headers: { "x-api-key": ADMIN_KEY } })).status).toBe(403)
+      expect(await small.stop("SIGINT")).toBe(0)
+      expect(small.output()).toMatch(/\[demo\] SIGINT: stopping\n\[demo\] stopped\n$/)
+    } finally {
+      await small.stop("SIGKILL")
+    }
+  }, 60_000)
+
+  it("SIGTERM does the same, and the port is closed afterwards", async () => {
+    expect(await demo.stop("SIGTERM")).toBe(0)
+    expect(demo.output()).toMatch(/\[demo\] SIGTERM: stopping\n\[demo\] stopped\n$/)
+    await expect(fetch(`${demo.baseUrl}/tenantSummary`)).rejects.toThrow()
+  })
+})
