@@ -86,7 +86,12 @@ export type {
   RedisRateLimitStoreOptions
 } from "./layers/redisRateLimitStore.js"
 export { createNodeHandler } from "./adapters/node.js"
-export type { NodeHandlerOptions } from "./adapters/node.js"
+export type { NodeHandlerOptions, NodeListener } from "./adapters/node.js"
 export { startNodeServer } from "./adapters/nodeServer.js"
 export type { NodeServerOptions, RunningServer } from "./adapters/nodeServer.js"
 export { createFetchHandler } from "./adapters/fetch.js"
+export type { FetchHandler, FetchHandlerOptions } from "./adapters/fetch.js"
+export { createPlatformEdgeHandler, createPlatformNodeHandler } from "./adapters/platform.js"
+export type { PlatformEdgeHandler } from "./adapters/platform.js"
+export { toHttpApp } from "./adapters/effect.js"
+export type { HttpAppOptions } from "./adapters/effect.js"

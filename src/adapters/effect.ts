@@ -73,7 +73,10 @@ export const toHttpApp = (api: { readonly handler: ServeHandler }, options: Http
           adapterErrorResponse(error instanceof PayloadTooLarge ? error : new InternalError({ cause: error }), request.headers)
         )
       ),
-      Effect.map(toHttpServerResponse)
+      Effect.map(toHttpServerResponse),
+      // Platform servers run each request uninterruptibly and HttpRouter makes its routes interruptible,
+      // but not mounted apps: without this a client abort or the user's timeout could not reach `ctx.signal`.
+      Effect.interruptible
     )
   })
 }

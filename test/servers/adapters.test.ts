@@ -1,0 +1,158 @@
+import { serve } from "@hono/node-server"
+import { createServer, type IncomingMessage, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import {
+  createFetchHandler,
+  createPlatformEdgeHandler,
+  createPlatformNodeHandler,
+  defineServe,
+  type ServeRequest
+} from "queryserve"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const MiB = 1024 * 1024
+const seen = { aborted: false }
+const api = defineServe({
+  queries: {
+    echo: { method: "POST", query: ({ input }: { input: unknown }) => ({ received: input }) },
+    whoami: ({ ctx }: { ctx: { request: ServeRequest } }) => ({ address: ctx.request.remoteAddress ?? null }),
+    rows: () => [{ a: 1, b: "x" }],
+    waits: ({ ctx }: { ctx: { signal: AbortSignal } }) =>
+      new Promise((resolve) =>
+        ctx.signal.addEventListener("abort", () => {
+          seen.aborted = true
+          resolve("late")
+        })
+      )
+  }
+})
+
+const post = (url: string, body: BodyInit, headers: Record<string, string> = { "content-type": "application/json" }) =>
+  new Request(url, { method: "POST", body, headers, duplex: "half" } as RequestInit)
+
+const streamOf = (bytes: number): ReadableStream<Uint8Array> => {
+  const piece = new Uint8Array(64 * 1024).fill(97)
+  let sent = 0
+  return new ReadableStream({
+    pull(controller) {
+      if (sent >= bytes) return controller.close()
+      controller.enqueue(piece)
+      sent += piece.byteLength
+    }
+  })
+}
+
+describe("createFetchHandler with real Request objects", () => {
+  const handle = createFetchHandler(api.handler, { requestTimeout: 200 })
+
+  it("answers JSON bodies and the output formats", async () => {
+    const echoed = await handle(post("http://x.test/api/analytics/echo", '{"n":1}'))
+    expect(await echoed.json()).toEqual({ received: { n: 1 } })
+    const csv = await handle(new Request("http://x.test/api/analytics/rows.csv"))
+    expect(await csv.text()).toBe("a,b\r\n1,x\r\n")
+  })
+
+  it("refuses a body over the limit by Content-Length and while reading the stream", async () => {
+    const declared = await handle(post("http://x.test/api/analytics/echo", "{}", { "content-length": String(2 * MiB) }))
+    expect(declared.status).toBe(413)
+    expect(declared.headers.get("x-request-id")).toBeTruthy()
+    const streamed = await handle(post("http://x.test/api/analytics/echo", streamOf(2 * MiB)))
+    expect(streamed.status).toBe(413)
+    expect((await streamed.json()).error).toEqual({
+      type: "PAYLOAD_TOO_LARGE",
+      message: `The request body exceeds the limit of ${MiB} bytes`,
+      details: { limitBytes: MiB }
+    })
+    const small = createFetchHandler(api.handler, { bodyLimit: 10 })
+    expect((await small(post("http://x.test/api/analytics/echo", '{"a":"0123456789"}'))).status).toBe(413)
+  })
+
+  it("answers 504 after requestTimeout and aborts ctx.signal", async () => {
+    seen.aborted = false
+    const response = await handle(new Request("http://x.test/api/analytics/waits", { headers: { "x-request-id": "fetch-504" } }))
+    expect(response.status).toBe(504)
+    expect(response.headers.get("x-request-id")).toBe("fetch-504")
+    expect((await response.json()).error.type).toBe("GATEWAY_TIMEOUT")
+    expect(seen.aborted).toBe(true)
+  })
+
+  it("follows the Request's own signal in ctx.signal", async () => {
+    seen.aborted = false
+    const controller = new AbortController()
+    const answer = createFetchHandler(api.handler, { requestTimeout: 0 })(new Request("http://x.test/api/analytics/waits", { signal: controller.signal }))
+    controller.abort()
+    expect(await (await answer).json()).toBe("late")
+    expect(seen.aborted).toBe(true)
+  })
+
+  it("takes the client address from x-forwarded-for only with trustProxy", async () => {
+    const request = () => new Request("http://x.test/api/analytics/whoami", { headers: { "x-forwarded-for": "198.51.100.4, 10.0.0.2" } })
+    expect(await (await handle(request())).json()).toEqual({ address: null })
+    expect(await (await createFetchHandler(api.handler, { trustProxy: true })(request())).json()).toEqual({ address: "198.51.100.4" })
+  })
+})
+
+describe("createFetchHandler behind a real server (@hono/node-server)", () => {
+  let server: ReturnType<typeof serve>
+  let base = ""
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => {
+      server = serve({ fetch: createFetchHandler(api.handler), port: 0, hostname: "127.0.0.1" }, (info) => {
+        base = `http://127.0.0.1:${info.port}/api/analytics`
+        resolve()
+      })
+    })
+  })
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+  it("answers over HTTP, including a 413 for a streamed 2 MiB body", async () => {
+    const echoed = await fetch(`${base}/echo`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"over":"http"}' })
+    expect(await echoed.json()).toEqual({ received: { over: "http" } })
+    const big = await fetch(`${base}/echo`, { method: "POST", body: streamOf(2 * MiB), duplex: "half" } as RequestInit)
+    expect(big.status).toBe(413)
+    const missing = await fetch(`${base}/missing`)
+    expect(missing.status).toBe(404)
+  })
+})
+
+describe("platform handlers", () => {
+  it("exports the edge handler under every method name and trusts the platform's x-forwarded-for", async () => {
+    const handler = createPlatformEdgeHandler(api.handler)
+    const { GET, POST } = handler
+    expect(GET).toBe(handler)
+    const whoami = await GET(new Request("https://app.example/api/analytics/whoami", { headers: { "x-forwarded-for": "192.0.2.9" } }))
+    expect(await whoami.json()).toEqual({ address: "192.0.2.9" })
+    const echoed = await POST(post("https://app.example/api/analytics/echo", '{"edge":true}'))
+    expect(await echoed.json()).toEqual({ received: { edge: true } })
+  })
+
+  describe("Node runtime handler", () => {
+    let server: Server
+    let base = ""
+    beforeAll(async () => {
+      const handler = createPlatformNodeHandler(api.handler)
+      // Like the platform's Node runtime: the body is read and parsed before the function runs.
+      server = createServer((req: IncomingMessage & { body?: unknown }, res) => {
+        const chunks: Array<Buffer> = []
+        req.on("data", (chunk: Buffer) => chunks.push(chunk))
+        req.on("end", () => {
+          if (chunks.length > 0) req.body = { parsedBy: "platform", raw: Buffer.concat(chunks).toString() }
+          handler(req, res)
+        })
+      })
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/analytics`
+    })
+    afterAll(() => {
+      server.closeAllConnections()
+      return new Promise<void>((resolve) => server.close(() => resolve()))
+    })
+
+    it("uses a body the runtime already parsed, and the forwarded client address", async () => {
+      const echoed = await fetch(`${base}/echo`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"n":2}' })
+      expect(await echoed.json()).toEqual({ received: { parsedBy: "platform", raw: '{"n":2}' } })
+      const whoami = await fetch(`${base}/whoami`, { headers: { "x-forwarded-for": "192.0.2.10" } })
+      expect(await whoami.json()).toEqual({ address: "192.0.2.10" })
+    })
+  })
+})

@@ -1,0 +1,123 @@
+import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Context, Effect, Layer, ManagedRuntime } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { defineServe, toHttpApp } from "queryserve"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+class Greeter extends Context.Tag("test/Greeter")<Greeter, { readonly greet: (name: string) => string }>() {}
+
+const seen = { aborted: false }
+const api = defineServe({
+  queries: {
+    hello: ({ input }: { input: { name?: string } }) => Effect.map(Greeter, (greeter) => ({ message: greeter.greet(input.name ?? "world") })),
+    echo: { method: "POST", query: ({ input }: { input: unknown }) => ({ received: input }) },
+    rows: { cacheTtlMs: 60_000, query: () => [{ region: "eu", total: 1 }] },
+    waits: ({ ctx }: { ctx: { signal: AbortSignal } }) =>
+      new Promise((resolve) =>
+        ctx.signal.addEventListener("abort", () => {
+          seen.aborted = true
+          resolve(null)
+        })
+      )
+  },
+  layer: Layer.succeed(Greeter, { greet: (name) => `hello ${name}` })
+})
+
+/** An Effect user's own server: a router with a route of theirs, and the API mounted under its base path. */
+const serve = (includePrefix: boolean) => {
+  const router = HttpRouter.empty.pipe(
+    HttpRouter.get("/health", HttpServerResponse.text("ok")),
+    HttpRouter.mountApp("/api/analytics", toHttpApp(api), { includePrefix })
+  )
+  return ManagedRuntime.make(
+    HttpServer.serve(router).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))
+  )
+}
+
+describe.each([true, false])("toHttpApp mounted with HttpRouter.mountApp (includePrefix: %s) on NodeHttpServer", (includePrefix) => {
+  const runtime = serve(includePrefix)
+  let base = ""
+  beforeAll(async () => {
+    const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+    base = `http://127.0.0.1:${(address as unknown as AddressInfo).port}`
+  })
+  afterAll(() => runtime.dispose())
+
+  it("serves the user's own routes next to the API", async () => {
+    expect(await (await fetch(`${base}/health`)).text()).toBe("ok")
+  })
+
+  it("runs an Effect handler with services from config.layer", async () => {
+    const response = await fetch(`${base}/api/analytics/hello?name=effect`, { headers: { "x-request-id": "eff-1" } })
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8")
+    expect(response.headers.get("x-request-id")).toBe("eff-1")
+    expect(await response.json()).toEqual({ message: "hello effect" })
+  })
+
+  it("reads bodies, refuses oversized ones with 413 and answers errors with the envelope", async () => {
+    const echo = await fetch(`${base}/api/analytics/echo`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"a":1}' })
+    expect(await echo.json()).toEqual({ received: { a: 1 } })
+    const big = await fetch(`${base}/api/analytics/echo`, { method: "POST", body: "x".repeat(2 * 1024 * 1024) })
+    expect(big.status).toBe(413)
+    expect((await big.json()).error.type).toBe("PAYLOAD_TOO_LARGE")
+    const missing = await fetch(`${base}/api/analytics/nope`)
+    expect(missing.status).toBe(404)
+    expect((await missing.json()).error.type).toBe("NOT_FOUND")
+  })
+
+  it("gives the other output formats, cache validators and 304 the same way", async () => {
+    const csv = await fetch(`${base}/api/analytics/rows.csv`)
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8; header=present")
+    expect(await csv.text()).toBe("region,total\r\neu,1\r\n")
+    const etag = csv.headers.get("etag")!
+    const again = await fetch(`${base}/api/analytics/rows.csv`, { headers: { "if-none-match": etag } })
+    expect(again.status).toBe(304)
+    expect(await again.text()).toBe("")
+  })
+})
+
+describe("toHttpApp and interruption", () => {
+  it("aborts ctx.signal when the client goes away", async () => {
+    seen.aborted = false
+    const runtime = serve(true)
+    try {
+      const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+      const controller = new AbortController()
+      const request = fetch(`http://127.0.0.1:${(address as unknown as AddressInfo).port}/api/analytics/waits`, { signal: controller.signal })
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      controller.abort()
+      await expect(request).rejects.toThrow()
+      await expect.poll(() => seen.aborted).toBe(true)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  it("aborts ctx.signal when the Effect user's own timeout interrupts the request", async () => {
+    seen.aborted = false
+    const withTimeout = toHttpApp(api).pipe(
+      Effect.timeoutTo({
+        duration: "150 millis",
+        onSuccess: (response) => response,
+        onTimeout: () => HttpServerResponse.text("took too long", { status: 503 })
+      })
+    )
+    const runtime = ManagedRuntime.make(
+      HttpServer.serve(HttpRouter.empty.pipe(HttpRouter.mountApp("/api/analytics", withTimeout, { includePrefix: true }))).pipe(
+        Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+      )
+    )
+    try {
+      const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+      const response = await fetch(`http://127.0.0.1:${(address as unknown as AddressInfo).port}/api/analytics/waits`)
+      expect(response.status).toBe(503)
+      expect(await response.text()).toBe("took too long")
+      expect(seen.aborted).toBe(true)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+})
