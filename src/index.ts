@@ -3,11 +3,20 @@
  * This module is the promise facade; the Effect services and layers are exported for Effect users.
  */
 export { defineServe } from "./facade/defineServe.js"
-export type { EndpointDescription, ExecuteOptions, RouteOptions, ServeBuilder } from "./facade/defineServe.js"
+export type { ExecuteOptions, RouteOptions, ServeBuilder } from "./facade/defineServe.js"
 export { initServe } from "./facade/initServe.js"
 export type { InitServeOptions, ServeInit } from "./facade/initServe.js"
 export type { ProcedureBuilder } from "./facade/procedure.js"
 export type { QueryInput, QueryOutput } from "./facade/types.js"
+
+export { buildOpenApiDocument } from "./openapi/document.js"
+export type { OpenApiDocument, OpenApiOperation } from "./openapi/document.js"
+export type { DocumentedMiddleware, ServeEndpoint } from "./openapi/endpoint.js"
+export { withSecurityScheme } from "./openapi/securityScheme.js"
+export type { DocumentedAuthStrategy, SecurityScheme } from "./openapi/securityScheme.js"
+export { buildDocsHtml } from "./docs/html.js"
+export type { DocsHtmlOptions } from "./docs/html.js"
+export type { JsonSchema } from "./domain/jsonSchema.js"
 
 export type {
   AnyQueryConfig,

@@ -2,7 +2,6 @@ import { Cause, Layer, ManagedRuntime, Runtime } from "effect"
 import type {
   AnyQueryConfig,
   AuthStrategy,
-  EndpointInfo,
   ServeAuthContext,
   ServeConfig,
   ServeMiddleware,
@@ -11,7 +10,9 @@ import type {
 import { joinPath, normalizeConfig } from "../domain/definition.js"
 import type { HttpMethod, ServeHandler, ServeRequest } from "../domain/http.js"
 import type { MaybePromise } from "../domain/maybePromise.js"
+import { contractRoutes } from "../docs/routes.js"
 import { makeServeLayer } from "../layers/serveLayer.js"
+import { describeRoutes, type ServeEndpoint } from "../openapi/endpoint.js"
 import { Pipeline, type PipelineService } from "../services/Pipeline.js"
 import { makeQueryLogger, QueryLogger, type ServeQueryLogger } from "../services/QueryLogger.js"
 import { attachConfiguredLogging } from "./logging.js"
@@ -30,12 +31,6 @@ export interface RouteOptions {
   readonly method?: HttpMethod
 }
 
-/** What `describe()` reports for one route. */
-export interface EndpointDescription extends EndpointInfo {
-  readonly routePath: string
-  readonly routeMethod: HttpMethod
-}
-
 export interface ServeBuilder<TQueries extends ServeQueriesMap = ServeQueriesMap> {
   readonly queries: TQueries
   readonly basePath: string
@@ -45,7 +40,8 @@ export interface ServeBuilder<TQueries extends ServeQueriesMap = ServeQueriesMap
   useAuth(strategy: AuthStrategy): ServeBuilder<TQueries>
   execute<K extends keyof TQueries & string>(key: K, options?: ExecuteOptions<QueryInput<TQueries[K]>>): Promise<QueryOutput<TQueries[K]>>
   run<K extends keyof TQueries & string>(key: K, options?: ExecuteOptions<QueryInput<TQueries[K]>>): Promise<QueryOutput<TQueries[K]>>
-  describe(): ReadonlyArray<EndpointDescription>
+  /** Every route with its metadata and JSON Schemas: what the OpenAPI document is built from. */
+  describe(): ReadonlyArray<ServeEndpoint>
   readonly queryLogger: ServeQueryLogger
   readonly handler: ServeHandler
   start(options?: NodeServerOptions): Promise<RunningServer>
@@ -75,7 +71,11 @@ export const defineServe = <
   const logger = makeQueryLogger()
   attachConfiguredLogging(logger, config.queryLogging, config.slowQueryThreshold)
   const userLayer = Layer.merge(Layer.succeed(QueryLogger, logger), config.layer ?? Layer.empty)
-  const runtime = ManagedRuntime.make(makeServeLayer(definition, () => [], userLayer))
+  const describe = (): ReadonlyArray<ServeEndpoint> => {
+    if (pipeline instanceof Promise) throw new Error("describe(): the runtime is still starting; await builder.runtime first")
+    return describeRoutes(pipeline.routes())
+  }
+  const runtime = ManagedRuntime.make(makeServeLayer(definition, () => contractRoutes(definition, describe), userLayer))
   let pipeline = acquirePipeline(runtime)
   if (pipeline instanceof Promise) void pipeline.then((ready) => (pipeline = ready))
   const withPipeline = <A>(f: (p: PipelineService) => MaybePromise<A>): MaybePromise<A> =>
@@ -114,10 +114,7 @@ export const defineServe = <
     },
     execute,
     run: execute,
-    describe: () => {
-      if (pipeline instanceof Promise) throw new Error("describe(): the runtime is still starting; await builder.runtime first")
-      return pipeline.routes().map((route) => ({ ...route.endpoint.info, routePath: route.path, routeMethod: route.method }))
-    },
+    describe,
     queryLogger: logger,
     handler: (request) => withPipeline((p) => p.handle(request)),
     start: (options) => startNodeServer(builder.handler, options),

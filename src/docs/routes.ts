@@ -1,0 +1,95 @@
+import { joinPath, type ServeDefinition } from "../domain/definition.js"
+import type { DocsOptions } from "../domain/config.js"
+import { buildOpenApiDocument } from "../openapi/document.js"
+import type { ServeEndpoint } from "../openapi/endpoint.js"
+import type { StaticRoute } from "../services/Pipeline.js"
+import { buildDocsHtml, SCALAR_SCRIPT_NAME } from "./html.js"
+import { loadScalarScript, scalarScriptVersion } from "./scalarScript.js"
+import { answerWithAsset, makeStaticAsset, type StaticAsset } from "./staticAsset.js"
+
+// Scalar injects its styles at run time, renders images from data URLs and compiles a WebAssembly
+// module (which needs 'wasm-unsafe-eval', not JavaScript eval); everything else is this origin.
+const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'self'"
+].join("; ")
+
+/**
+ * `to` relative to the page at `from`, so the page's links keep working when a proxy mounts the API
+ * under a prefix. `/a/docs` → `/a/openapi.json` is `./openapi.json`; from `/a/docs/` it is `../openapi.json`.
+ */
+export const relativeUrl = (from: string, to: string): string => {
+  const fromDirectory = from.slice(0, from.lastIndexOf("/")).split("/").filter((segment) => segment.length > 0)
+  const target = to.split("/").filter((segment) => segment.length > 0)
+  let common = 0
+  while (common < fromDirectory.length && common < target.length - 1 && fromDirectory[common] === target[common]) common++
+  const up = fromDirectory.length - common
+  return (up === 0 ? "./" : "../".repeat(up)) + target.slice(common).join("/")
+}
+
+const openApiRoute = (path: string, build: () => unknown): StaticRoute => {
+  let document: StaticAsset | undefined
+  return {
+    method: "GET",
+    path,
+    // Built on first request and kept: a changed definition (route, use, useAuth) compiles new routes.
+    respond: (request) =>
+      answerWithAsset(request, (document ??= makeStaticAsset(JSON.stringify(build()), {
+        "content-type": "application/json; charset=utf-8",
+        "cache-control": "no-cache"
+      })))
+  }
+}
+
+const docsRoutes = (pagePath: string, openapiPath: string, options: DocsOptions): ReadonlyArray<StaticRoute> => {
+  const scriptPath = `${pagePath}/${SCALAR_SCRIPT_NAME}`
+  const scriptQuery = `?v=${encodeURIComponent(scalarScriptVersion())}`
+  // One page per spelling of the path (with and without a trailing slash): its links are relative.
+  const pages = new Map<string, StaticAsset>()
+  const pageFor = (requestPath: string): StaticAsset => {
+    let page = pages.get(requestPath)
+    if (page === undefined) {
+      const html = buildDocsHtml(relativeUrl(requestPath, openapiPath), {
+        ...options,
+        scriptUrl: relativeUrl(requestPath, scriptPath) + scriptQuery
+      })
+      page = makeStaticAsset(html, {
+        "content-type": "text/html; charset=utf-8",
+        "cache-control": "no-cache",
+        "content-security-policy": DOCS_CONTENT_SECURITY_POLICY
+      })
+      pages.set(requestPath, page)
+    }
+    return page
+  }
+  return [
+    { method: "GET", path: pagePath, respond: (request) => answerWithAsset(request, pageFor(request.path)) },
+    { method: "GET", path: scriptPath, respond: (request) => loadScalarScript().then((script) => answerWithAsset(request, script)) }
+  ]
+}
+
+/**
+ * The routes that publish an API's contract: the OpenAPI document at `basePath + openapi.path` and
+ * the API-reference page at `basePath + docs.path` with Scalar's script beside it. The page renders
+ * the document, so turning the document off turns the page off too.
+ */
+export const contractRoutes = (
+  definition: ServeDefinition,
+  endpoints: () => ReadonlyArray<ServeEndpoint>
+): ReadonlyArray<StaticRoute> => {
+  const { basePath, openapi, docs } = definition
+  if (!openapi.enabled) return []
+  const openapiPath = joinPath(basePath, openapi.path)
+  // The docs title names the API on the page's heading too, unless the OpenAPI options name it.
+  const documentOptions = { ...openapi, title: openapi.title ?? docs.title }
+  const routes = [openApiRoute(openapiPath, () => buildOpenApiDocument(endpoints(), documentOptions))]
+  if (!docs.enabled) return routes
+  const title = docs.title ?? openapi.info?.title ?? openapi.title
+  return [...routes, ...docsRoutes(joinPath(basePath, docs.path), openapiPath, { ...docs, title })]
+}
