@@ -104,3 +104,5 @@ export { createPlatformEdgeHandler, createPlatformNodeHandler } from "./adapters
 export type { PlatformEdgeHandler } from "./adapters/platform.js"
 export { toHttpApp } from "./adapters/effect.js"
 export type { HttpAppOptions } from "./adapters/effect.js"
+export { serveDev } from "./adapters/serveDev.js"
+export type { DevServable, ServeDevOptions } from "./adapters/serveDev.js"

@@ -23,7 +23,7 @@ export const formatQueryEvent = (event: ServeQueryEvent): string | null => {
   return event.status === "completed" ? `✓ ${line}` : `✗ ${line} - ${errorMessage(event)}`
 }
 
-/** One JSON object per event; null for started events. */
+/** One JSON object per event (durationMs to 0.01 ms; timestamp = end time, ISO 8601); null for started events. */
 export const formatQueryEventJSON = (event: ServeQueryEvent): string | null => {
   if (event.status === "started") return null
   return JSON.stringify({
@@ -32,7 +32,7 @@ export const formatQueryEventJSON = (event: ServeQueryEvent): string | null => {
     requestId: event.requestId,
     endpoint: event.endpointKey,
     status: event.responseStatus ?? (event.status === "error" ? 500 : 200),
-    durationMs: event.durationMs ?? 0,
+    durationMs: Math.round((event.durationMs ?? 0) * 100) / 100,
     timestamp: new Date(event.endTime ?? event.startTime).toISOString(),
     ...(event.status === "error" ? { error: errorMessage(event) } : {})
   })

@@ -34,6 +34,8 @@ export interface RouteOptions {
 export interface ServeBuilder<TQueries extends ServeQueriesMap = ServeQueriesMap> {
   readonly queries: TQueries
   readonly basePath: string
+  /** Where the OpenAPI document and the API-reference page are served; undefined when turned off. */
+  readonly contractPaths: { readonly openapi: string | undefined; readonly docs: string | undefined }
   /** Adds `basePath + path` with `options.method` (default: the endpoint's) as another route to an endpoint. */
   route(path: string, endpoint: (keyof TQueries & string) | AnyQueryConfig, options?: RouteOptions): ServeBuilder<TQueries>
   use(middleware: ServeMiddleware): ServeBuilder<TQueries>
@@ -94,6 +96,11 @@ export const defineServe = <
   const builder: ServeBuilder<TQueries> = {
     queries: config.queries,
     basePath: definition.basePath,
+    contractPaths: {
+      openapi: definition.openapi.enabled ? joinPath(definition.basePath, definition.openapi.path) : undefined,
+      // The page renders the document: no document, no page.
+      docs: definition.openapi.enabled && definition.docs.enabled ? joinPath(definition.basePath, definition.docs.path) : undefined
+    },
     route(path, endpoint, options) {
       const key = keyOf(endpoint)
       const query = definition.queries.get(key)

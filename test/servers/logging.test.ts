@@ -1,0 +1,107 @@
+import { defineServe, formatQueryEvent, formatQueryEventJSON, ServeHttpError, type ServeQueryEvent } from "queryserve"
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
+
+const START = new Date("2025-06-01T12:00:00.000Z")
+
+/** Handlers that take a fixed time on the fake clock. */
+const queries = {
+  revenue: () => {
+    vi.advanceTimersByTime(12)
+    return { total: 1 }
+  },
+  broken: () => {
+    vi.advanceTimersByTime(3)
+    throw new Error("warehouse offline")
+  },
+  denied: () => {
+    throw new ServeHttpError(403, "FORBIDDEN", "not yours")
+  },
+  slow: () => {
+    vi.advanceTimersByTime(1_234)
+    return []
+  }
+}
+
+const get = (api: { handler: (request: { method: string; path: string; headers: Record<string, string> }) => unknown }, key: string) =>
+  Promise.resolve(api.handler({ method: "GET", path: `/api/analytics/${key}`, headers: { "x-request-id": `req-${key}` } }))
+
+describe("query logs with a fixed clock", () => {
+  let log: ReturnType<typeof vi.spyOn>
+  let warn: ReturnType<typeof vi.spyOn>
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["Date", "performance"], now: START })
+    log = vi.spyOn(console, "log").mockImplementation(() => {})
+    warn = vi.spyOn(console, "warn").mockImplementation(() => {})
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+    vi.restoreAllMocks()
+  })
+  const logged = () => log.mock.calls.map((call) => call[0])
+
+  it("writes the text format for queryLogging: true", async () => {
+    const api = defineServe({ queries, queryLogging: true })
+    await get(api, "revenue")
+    await get(api, "broken")
+    await get(api, "denied")
+    expect(logged()).toEqual([
+      "✓ GET /api/analytics/revenue → 200 (12ms)",
+      "✗ GET /api/analytics/broken → 500 (3ms) - warehouse offline",
+      "✗ GET /api/analytics/denied → 403 (0ms) - not yours"
+    ])
+  })
+
+  it("writes one JSON object per line for queryLogging: 'json'", async () => {
+    const api = defineServe({ queries, queryLogging: "json" })
+    await get(api, "revenue")
+    await get(api, "broken")
+    expect(logged()).toEqual([
+      '{"level":"info","msg":"GET /api/analytics/revenue","requestId":"req-revenue","endpoint":"revenue","status":200,"durationMs":12,"timestamp":"2025-06-01T12:00:00.012Z"}',
+      '{"level":"error","msg":"GET /api/analytics/broken","requestId":"req-broken","endpoint":"broken","status":500,"durationMs":3,"timestamp":"2025-06-01T12:00:00.015Z","error":"warehouse offline"}'
+    ])
+  })
+
+  it("hands every event to a callback, started ones included", async () => {
+    const events: Array<ServeQueryEvent> = []
+    const api = defineServe({ queries, queryLogging: (event) => events.push(event) })
+    await get(api, "revenue")
+    expect(events.map((event) => [event.status, event.responseStatus, event.durationMs])).toEqual([
+      ["started", undefined, undefined],
+      ["completed", 200, 12]
+    ])
+    expect(events[1]).toMatchObject({ requestId: "req-revenue", endpointKey: "revenue", method: "GET", result: { total: 1 } })
+    expect(log).not.toHaveBeenCalled()
+  })
+
+  it("warns about slow queries on its own, with or without queryLogging", async () => {
+    const quiet = defineServe({ queries, slowQueryThreshold: 1_000 })
+    await get(quiet, "slow")
+    await get(quiet, "revenue")
+    expect(warn.mock.calls.map((call) => call[0])).toEqual(["[slow-query] GET /api/analytics/slow (slow) took 1234ms (threshold: 1000ms)"])
+    expect(log).not.toHaveBeenCalled()
+    const both = defineServe({ queries, queryLogging: true, slowQueryThreshold: 1_000 })
+    await get(both, "slow")
+    expect(warn).toHaveBeenCalledTimes(2)
+    expect(logged()).toEqual(["✓ GET /api/analytics/slow → 200 (1234ms)"])
+  })
+
+  it("registers no listener when neither option is set", () => {
+    expect(defineServe({ queries }).queryLogger.listenerCount).toBe(0)
+    expect(defineServe({ queries, slowQueryThreshold: 10 }).queryLogger.listenerCount).toBe(1)
+  })
+})
+
+describe("formatQueryEvent / formatQueryEventJSON", () => {
+  const base = { requestId: "r1", endpointKey: "revenue", path: "/api/analytics/revenue", method: "GET", startTime: START.getTime() }
+
+  it("return null for started events", () => {
+    expect(formatQueryEvent({ ...base, status: "started" })).toBeNull()
+    expect(formatQueryEventJSON({ ...base, status: "started" })).toBeNull()
+  })
+
+  it("round the duration: whole ms in text, 0.01 ms in JSON", () => {
+    const event: ServeQueryEvent = { ...base, status: "completed", durationMs: 12.3456, endTime: START.getTime() + 12.3456, responseStatus: 200 }
+    expect(formatQueryEvent(event)).toBe("✓ GET /api/analytics/revenue → 200 (12ms)")
+    expect(JSON.parse(formatQueryEventJSON(event)!)).toMatchObject({ durationMs: 12.35, timestamp: "2025-06-01T12:00:00.012Z" })
+  })
+})
