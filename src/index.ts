@@ -17,6 +17,9 @@ export type { DocumentedAuthStrategy, SecurityScheme } from "./openapi/securityS
 export { buildDocsHtml } from "./docs/html.js"
 export type { DocsHtmlOptions } from "./docs/html.js"
 export type { JsonSchema } from "./domain/jsonSchema.js"
+export { createClient } from "./client/createClient.js"
+export type { CallOptions, ClientCall, ClientOptions, ServeClient } from "./client/createClient.js"
+export { ServeClientError } from "./client/ServeClientError.js"
 
 export type {
   AnyQueryConfig,

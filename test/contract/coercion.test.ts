@@ -8,7 +8,7 @@ import { z } from "zod"
 import { bodyOf, get, post } from "./support/requests.js"
 
 const echo = (inputSchema: ServeSchema, method: "GET" | "POST" | "DELETE" = "GET") =>
-  defineServe({ queries: { echo: { method, inputSchema, query: ({ input }) => input } } })
+  defineServe({ queries: { echo: { method, inputSchema, query: ({ input }: { input: unknown }) => input } } })
 
 const Filters = Schema.Struct({
   limit: Schema.optional(Schema.Int),

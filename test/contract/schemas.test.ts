@@ -46,7 +46,7 @@ const apiWith = (library: Library, result: (input: { limit: number }) => unknown
         method: "POST",
         inputSchema: library.input,
         outputSchema: library.output,
-        query: ({ input }) => result(input as { limit: number })
+        query: ({ input }: { input: unknown }) => result(input as { limit: number })
       }
     }
   })
@@ -113,7 +113,7 @@ describe("outputSchema shapes the result", () => {
 describe("asynchronous Standard Schema validation", () => {
   const known = z.string().refine(async (region) => region === "eu" || region === "us", "unknown region")
   const api = defineServe({
-    queries: { region: { inputSchema: z.object({ region: known }), query: ({ input }) => input } }
+    queries: { region: { inputSchema: z.object({ region: known }), query: ({ input }: { input: unknown }) => input } }
   })
 
   it("accepts and rejects through the validator's promise", async () => {

@@ -1,0 +1,131 @@
+import { Schema } from "effect"
+import { createClient, defineServe, initServe, type RunningServer, ServeClientError, ServeHttpError } from "queryserve"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { z } from "zod"
+
+const { query } = initServe({})
+
+const Row = Schema.Struct({ id: Schema.Number, day: Schema.Date })
+
+const queries = {
+  rows: query
+    .input(Schema.Struct({ from: Schema.String, ids: Schema.optional(Schema.Array(Schema.Number)), limit: Schema.optional(Schema.Int) }))
+    .output(Schema.Array(Row))
+    .query(({ input }) => (input.ids ?? [1]).slice(0, input.limit ?? 10).map((id) => ({ id, day: new Date(Date.UTC(2024, 0, id)) }))),
+  createNote: query
+    .method("POST")
+    .input(z.object({ text: z.string().min(1), tags: z.array(z.string()).optional() }))
+    .query(({ input }) => ({ id: 7, text: input.text, tags: input.tags ?? [] })),
+  removeNote: query.method("DELETE").input(Schema.Struct({ id: Schema.Number })).query(() => undefined),
+  whoami: query
+    .auth(({ request }) => (request.headers?.["x-api-key"] === "secret" ? { name: "ada" } : null))
+    .query(({ ctx }) => ({ name: String(ctx.auth?.name), trace: ctx.request.headers?.["x-trace"] ?? null })),
+  conflict: query.query((): string => {
+    throw new ServeHttpError(409, "CONFLICT", "The name is taken", { details: { name: "ada" } })
+  }),
+  ping: query.query(() => "pong")
+}
+
+/** A fetch that records each request's method and URL before passing it on. */
+const recordingFetch = () => {
+  const seen: Array<string> = []
+  const fetchImpl: typeof fetch = (input, init) => {
+    seen.push(`${init?.method ?? "GET"} ${new URL(String(input)).pathname}`)
+    return fetch(input, init)
+  }
+  return { seen, fetchImpl }
+}
+
+describe("createClient against a server on loopback", () => {
+  const api = defineServe({ queries })
+  let server: RunningServer
+  let baseUrl: string
+
+  beforeAll(async () => {
+    server = await api.start({ port: 0, hostname: "127.0.0.1" })
+    baseUrl = `${server.url}/api/analytics`
+  })
+  afterAll(() => server?.stop())
+
+  it("sends GET input as a query string with lists as repeated keys and returns the typed, encoded output", async () => {
+    const client = createClient<typeof api>({ baseUrl })
+    const rows = await client.rows({ from: "2024-01-01", ids: [3, 4, 5], limit: 2 })
+    expect(rows).toEqual([{ id: 3, day: "2024-01-03T00:00:00.000Z" }, { id: 4, day: "2024-01-04T00:00:00.000Z" }])
+  })
+
+  it("sends other methods' input as a JSON body, and answers 204 with undefined", async () => {
+    const client = createClient<typeof api>({ baseUrl })
+    await expect(client.createNote({ text: "hello", tags: ["a"] })).resolves.toEqual({ id: 7, text: "hello", tags: ["a"] })
+    await expect(client.removeNote({ id: 7 })).resolves.toBeUndefined()
+    await expect(client.ping()).resolves.toBe("pong")
+  })
+
+  it("learns each query's method from the OpenAPI document once, or not at all when told", async () => {
+    const learning = recordingFetch()
+    const client = createClient<typeof api>({ baseUrl, fetch: learning.fetchImpl })
+    await client.createNote({ text: "a" })
+    await client.removeNote({ id: 1 })
+    await client.rows({ from: "x" })
+    expect(learning.seen).toEqual([
+      "GET /api/analytics/openapi.json",
+      "POST /api/analytics/createNote",
+      "DELETE /api/analytics/removeNote",
+      "GET /api/analytics/rows"
+    ])
+    const told = recordingFetch()
+    const configured = createClient<typeof api>({ baseUrl, fetch: told.fetchImpl, methods: { createNote: "POST", rows: "GET" } })
+    await configured.createNote({ text: "b" })
+    await configured.rows({ from: "x" })
+    expect(told.seen).toEqual(["POST /api/analytics/createNote", "GET /api/analytics/rows"])
+  })
+
+  it("throws a ServeClientError carrying the status, the ErrorEnvelope and the request id", async () => {
+    const client = createClient<typeof api>({ baseUrl })
+    const invalid = await client.createNote({ text: "" }).catch((error: unknown) => error)
+    expect(invalid).toBeInstanceOf(ServeClientError)
+    const error = invalid as ServeClientError
+    expect(error.status).toBe(400)
+    expect(error.type).toBe("VALIDATION_ERROR")
+    expect(error.envelope?.error.details).toMatchObject({ issues: [{ path: ["text"], message: expect.any(String) }] })
+    expect(error.requestId).toMatch(/^[0-9a-f-]{36}$/)
+    await expect(client.conflict()).rejects.toMatchObject({
+      status: 409,
+      message: "The name is taken",
+      envelope: { error: { type: "CONFLICT", message: "The name is taken", details: { name: "ada" } } }
+    })
+  })
+
+  it("sends configured headers (fixed or computed per call) and per-call headers", async () => {
+    await expect(createClient<typeof api>({ baseUrl }).whoami()).rejects.toMatchObject({ status: 401, type: "UNAUTHORIZED" })
+    const fixed = createClient<typeof api>({ baseUrl, headers: { "x-api-key": "secret" } })
+    await expect(fixed.whoami()).resolves.toEqual({ name: "ada", trace: null })
+    await expect(fixed.whoami(undefined, { headers: { "x-trace": "t-1" } })).resolves.toEqual({ name: "ada", trace: "t-1" })
+    let calls = 0
+    const computed = createClient<typeof api>({ baseUrl, headers: async () => ({ "x-api-key": "secret", "x-trace": `call-${++calls}` }) })
+    await expect(computed.whoami()).resolves.toEqual({ name: "ada", trace: "call-2" })
+  })
+
+  it("reports an error body that is not an envelope as a ServeClientError without one", async () => {
+    const proxyError: typeof fetch = async () => new Response("<h1>Bad gateway</h1>", { status: 502 })
+    const client = createClient<typeof api>({ baseUrl, fetch: proxyError, methods: { ping: "GET" } })
+    await expect(client.ping()).rejects.toMatchObject({ status: 502, envelope: undefined, message: "HTTP 502" })
+  })
+
+  it("needs `methods` when the OpenAPI route is turned off", async () => {
+    const hidden = defineServe({ openapi: { enabled: false }, queries })
+    const hiddenServer = await hidden.start({ port: 0, hostname: "127.0.0.1" })
+    try {
+      const hiddenUrl = `${hiddenServer.url}/api/analytics`
+      await expect(createClient<typeof hidden>({ baseUrl: hiddenUrl }).createNote({ text: "a" })).rejects.toMatchObject({ status: 404 })
+      const client = createClient<typeof hidden>({ baseUrl: hiddenUrl, methods: { createNote: "POST" } })
+      await expect(client.createNote({ text: "a" })).resolves.toMatchObject({ id: 7 })
+    } finally {
+      await hiddenServer.stop()
+    }
+  })
+
+  it("is not mistaken for a promise", async () => {
+    const client = createClient<typeof api>({ baseUrl })
+    expect(await Promise.resolve(client)).toBe(client)
+  })
+})
