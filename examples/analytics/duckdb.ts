@@ -68,7 +68,7 @@ const assertReadsOnly = async (connection: DuckDBConnection, { sql, allowed }: R
 }
 
 /** BIGINT and DECIMAL become numbers, DATE 'YYYY-MM-DD'; the rest as node-api's JSON converter says. */
-const toJson: DuckDBValueConverter<Json> = (value, type, converter) => {
+export const toJson: DuckDBValueConverter<Json> = (value, type, converter) => {
   if (value === null) return null
   switch (type.typeId) {
     case DuckDBTypeId.BIGINT:

@@ -122,7 +122,10 @@ export async function cohortRetention(db: Db, input: DateRange): Promise<CohortR
         firsts: raw("SELECT customer_id, min(month) AS cohort FROM orders GROUP BY customer_id"),
         sizes: raw("SELECT cohort, count(*) AS cohort_size FROM firsts GROUP BY cohort"),
         activity: raw(
-          `SELECT DISTINCT f.cohort, o.customer_id, date_diff('month', f.cohort, o.month) AS month_offset
+          // Month arithmetic with EXTRACT, which DuckDB and Postgres share (date_diff is DuckDB's).
+          `SELECT DISTINCT f.cohort, o.customer_id,
+                  (EXTRACT(YEAR FROM o.month) - EXTRACT(YEAR FROM f.cohort)) * 12
+                    + EXTRACT(MONTH FROM o.month) - EXTRACT(MONTH FROM f.cohort) AS month_offset
            FROM orders o JOIN firsts f USING (customer_id)`
         )
       },

@@ -6,13 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DEMO_API_KEYS } from "../../examples/analytics/api.js"
 import { createDemoDatabase, type DemoDatabase } from "../../examples/analytics/dataset.js"
+import { ADMIN_KEY, TENANT_KEYS } from "./support/crossCheck.js"
 import { type DemoProcess, startDemo } from "./support/demoProcess.js"
+import { callApi, type CallOptions } from "./support/http.js"
 import { METRIC_CASES, RANGE, type SqlQuery, sqlOn } from "./support/references.js"
 
 const ROWS = 60_000
 
-const TENANT_KEYS = { acme: "demo-acme-key", globex: "demo-globex-key" } as const
-const ADMIN_KEY = "demo-admin-key"
 
 let demo: DemoProcess
 let reference: DemoDatabase
@@ -28,24 +28,7 @@ afterAll(async () => {
   await reference?.close()
 })
 
-interface Answer {
-  readonly status: number
-  readonly headers: Headers
-  readonly text: string
-  readonly json: unknown
-}
-
-const call = async (
-  endpoint: string,
-  options: { key?: string; input?: Readonly<Record<string, string | number>>; headers?: Record<string, string> } = {}
-): Promise<Answer> => {
-  const search = new URLSearchParams(Object.entries(options.input ?? {}).map(([k, v]) => [k, String(v)]))
-  const headers = { ...options.headers, ...(options.key === undefined ? {} : { "x-api-key": options.key }) }
-  const response = await fetch(`${demo.baseUrl}/${endpoint}${search.size > 0 ? `?${search}` : ""}`, { headers })
-  const text = await response.text()
-  const json = response.headers.get("content-type")?.startsWith("application/json") ? JSON.parse(text) : undefined
-  return { status: response.status, headers: response.headers, text, json }
-}
+const call = (endpoint: string, options?: CallOptions) => callApi(demo.baseUrl, endpoint, options)
 
 const tenantCases = Object.entries(METRIC_CASES).filter(([, c]) => c.endpoint !== "tenantsOverview")
 
@@ -165,7 +148,57 @@ describe("input validation happens before any SQL", () => {
   })
 })
 
+describe("documentation", () => {
+  it("serves the API reference page and the script it loads, without credentials", async () => {
+    const page = await call("docs")
+    expect(page.status).toBe(200)
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/)
+    expect(page.text).toContain("<title>queryserve analytics demo</title>")
+    const script = /<script src="\.\/([^"]+)"/.exec(page.text)?.[1]
+    expect(script).toBeDefined()
+    const asset = await fetch(new URL(script!, `${demo.baseUrl}/docs`))
+    expect(asset.status).toBe(200)
+    expect(asset.headers.get("content-type")).toMatch(/javascript/)
+  })
+
+  it("serves an OpenAPI 3.1 document with every endpoint, its parameters and the API-key scheme", async () => {
+    const answer = await call("openapi.json")
+    expect(answer.status).toBe(200)
+    const document = answer.json as {
+      openapi: string
+      info: { title: string }
+      paths: Record<string, { get: { operationId: string; tags: Array<string>; parameters?: Array<{ name: string }> } }>
+      components: { securitySchemes: Record<string, unknown> }
+    }
+    expect(document.openapi).toBe("3.1.0")
+    expect(document.info.title).toBe("queryserve analytics demo")
+    const operations = Object.values(document.paths).map((path) => path.get.operationId).sort()
+    expect(operations).toEqual([...new Set(Object.values(METRIC_CASES).map((c) => c.endpoint))].sort())
+    const topProducts = document.paths["/api/analytics/topProducts"]!.get
+    expect(topProducts.tags).toEqual(["Products"])
+    expect(topProducts.parameters?.map((p) => p.name).sort()).toEqual(["from", "limit", "to"])
+    expect(Object.values(document.components.securitySchemes)).toContainEqual(
+      expect.objectContaining({ type: "apiKey", in: "header", name: "x-api-key" })
+    )
+  })
+})
+
 describe("HTTP behaviour", () => {
+  it("exports orders as CSV, by Accept header or .csv suffix, with the same rows as JSON", async () => {
+    const input = { ...RANGE, maxRows: 25 }
+    const json = (await call("ordersExport", { key: TENANT_KEYS.globex, input })).json as Array<Record<string, unknown>>
+    const byAccept = await call("ordersExport", { key: TENANT_KEYS.globex, input, headers: { accept: "text/csv" } })
+    const bySuffix = await call("ordersExport.csv", { key: TENANT_KEYS.globex, input })
+    for (const answer of [byAccept, bySuffix]) {
+      expect(answer.status).toBe(200)
+      expect(answer.headers.get("content-type")).toMatch(/^text\/csv/)
+      expect(answer.text).toBe(bySuffix.text)
+    }
+    const [header, ...lines] = bySuffix.text.trimEnd().split("\r\n")
+    expect(header).toBe("order_id,day,region,product,quantity,amount")
+    expect(lines).toEqual(json.map((row) => Object.values(row).join(",")))
+  })
+
   it("caches per caller, never the export", async () => {
     const region = await call("revenueByRegion", { key: TENANT_KEYS.acme, input: RANGE })
     expect(region.headers.get("cache-control")).toBe("private, max-age=60")

@@ -1,0 +1,103 @@
+/**
+ * Starts the analytics API over a database and runs it until SIGINT/SIGTERM: the shared body of
+ * `npm start` (DuckDB) and the Postgres and ClickHouse examples. Prints the URLs, the demo keys,
+ * commands to paste, and the time from process start to the first answered request.
+ */
+import { API_KEY_HEADER, type AnalyticsEndpoint, createAnalyticsApi, DEMO_API_KEYS } from "./api.js"
+import type { Db } from "./sql.js"
+
+export interface DemoBackend {
+  /** Which database serves, for the banner. */
+  readonly label: string
+  readonly db: Db
+  /** Serve only these endpoints (a dialect may lack functions some metrics use). Default: all. */
+  readonly endpoints?: ReadonlyArray<AnalyticsEndpoint>
+  /** Releases the database once the server has stopped. */
+  close(): Promise<void>
+}
+
+/** DEMO_ROWS from the environment: the number of order rows to generate. */
+export const demoRowsFromEnv = (fallback: number): number => {
+  const text = process.env.DEMO_ROWS
+  if (text === undefined || text === "") return fallback
+  const rows = Number(text)
+  if (!Number.isSafeInteger(rows) || rows < 1) throw new RangeError(`DEMO_ROWS must be a positive integer, got ${text}`)
+  return rows
+}
+
+const [ACME_KEY, GLOBEX_KEY, ADMIN_KEY] = Object.keys(DEMO_API_KEYS)
+const RANGE = "from=2025-01-01&to=2025-03-31"
+
+/** Commands for the banner: key, endpoint, route (with suffix) and query string. */
+const EXAMPLES: ReadonlyArray<readonly [key: string, endpoint: AnalyticsEndpoint, route: string, query: string]> = [
+  [ACME_KEY!, "revenueByRegion", "revenueByRegion", RANGE],
+  [GLOBEX_KEY!, "topProducts", "topProducts", `${RANGE}&limit=3`],
+  [ACME_KEY!, "ordersExport", "ordersExport.csv", `${RANGE}&maxRows=5`],
+  [ADMIN_KEY!, "tenantsOverview", "tenantsOverview", ""]
+]
+
+const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`
+
+const banner = (label: string, baseUrl: string, served: ReadonlySet<string>): string => {
+  const keys = Object.entries(DEMO_API_KEYS).map(([key, caller]) => {
+    const scope = "tenantId" in caller ? `tenant ${caller.tenantId}` : "no tenant"
+    return `  ${key.padEnd(18)} ${caller.name} (${scope}, role ${caller.roles.join(", ")})`
+  })
+  const commands = EXAMPLES.filter(([, endpoint]) => served.has(endpoint)).map(([key, , route, query]) => {
+    const url = `${baseUrl}/${route}${query === "" ? "" : `?${query}`}`
+    return `  curl -s -H ${shellQuote(`${API_KEY_HEADER}: ${key}`)} ${shellQuote(url)}`
+  })
+  return [
+    "",
+    `queryserve analytics demo: ${baseUrl} (${label})`,
+    `  API reference  ${baseUrl}/docs`,
+    `  OpenAPI        ${baseUrl}/openapi.json`,
+    "",
+    `API keys (header ${API_KEY_HEADER}):`,
+    ...keys,
+    "",
+    "Try:",
+    ...commands,
+    ""
+  ].join("\n")
+}
+
+/** Serves `backend` on PORT/HOST (default localhost:4000) until SIGINT or SIGTERM. */
+export const launchDemo = async (backend: DemoBackend): Promise<void> => {
+  const api = createAnalyticsApi(backend.db, backend.endpoints === undefined ? {} : { endpoints: backend.endpoints })
+  // We own SIGINT/SIGTERM: after the server has drained, the database must be closed too.
+  const server = await api.start({ handleSignals: false })
+  const baseUrl = `${server.url}${api.basePath}`
+
+  let stopping = false
+  const stop = async (signal: NodeJS.Signals): Promise<void> => {
+    if (stopping) {
+      console.log(`[demo] ${signal} again: exiting now`)
+      process.exit(1)
+    }
+    stopping = true
+    console.log(`[demo] ${signal}: stopping`)
+    await server.stop()
+    await api.dispose()
+    await backend.close()
+    console.log("[demo] stopped")
+  }
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, (received) => void stop(received))
+
+  // Start-up ends when a real request has been answered: data loaded, server up, first query run.
+  // revenueByRegion is served over every database the examples support.
+  const first = await fetch(`${baseUrl}/revenueByRegion?${RANGE}`, { headers: { [API_KEY_HEADER]: ACME_KEY! } })
+  if (!first.ok) throw new Error(`the first request failed: ${first.status} ${await first.text()}`)
+  await first.arrayBuffer()
+
+  console.log(banner(backend.label, baseUrl, new Set(api.describe().map((endpoint) => endpoint.key))))
+  console.log(`[demo] ready in ${Math.round(performance.now())} ms (process start to first answered request)`)
+}
+
+/** Runs `main`, and exits with 1 when it fails before the server is up. */
+export const runMain = (main: () => Promise<void>): void => {
+  main().catch((error: unknown) => {
+    console.error("[demo] failed to start:", error)
+    process.exit(1)
+  })
+}
