@@ -62,11 +62,14 @@ export const toHttpApp = (api: { readonly handler: ServeHandler }, options: Http
     const body: Effect.Effect<Uint8Array | undefined, unknown> = METHODS_WITH_BODY.has(method)
       ? readBody(request, limit)
       : Effect.succeed(undefined)
-    return body.pipe(
-      Effect.flatMap((bytes) => {
+    return Effect.all([body, Effect.option(Effect.currentParentSpan)]).pipe(
+      Effect.flatMap(([bytes, span]) => {
         const { path, query } = splitUrl(request.originalUrl)
         const remoteAddress = Option.getOrUndefined(request.remoteAddress)
-        return answer(api.handler, new TransportRequest(method, path, query, request.headers, bytes, remoteAddress, request))
+        const serveRequest = new TransportRequest(
+          method, path, query, request.headers, bytes, remoteAddress, request, undefined, Option.getOrUndefined(span)
+        )
+        return answer(api.handler, serveRequest)
       }),
       Effect.catchAll((error) =>
         Effect.succeed(

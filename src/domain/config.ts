@@ -212,4 +212,9 @@ export interface ServeConfig<
   readonly cors?: true | CorsOptions
   /** Services for handlers that return an Effect. */
   readonly layer?: Layer.Layer<never, unknown, never>
+  /**
+   * Run every stage in an Effect span (`queryserve.authenticate`, `.guards`, ...). Default: on when
+   * `layer` installs a tracer (e.g. @effect/opentelemetry), off otherwise; off costs nothing.
+   */
+  readonly tracing?: boolean
 }

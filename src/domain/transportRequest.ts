@@ -1,3 +1,4 @@
+import type { Tracer } from "effect"
 import type { HeaderMap, QueryParams, ServeRequest } from "./http.js"
 
 /**
@@ -24,7 +25,9 @@ export class TransportRequest implements ServeRequest {
     readonly remoteAddress: string | undefined,
     readonly raw: unknown,
     /** The transport's own signal (a fetch Request's); `signal` follows it too. */
-    private readonly upstream: AbortSignal | undefined = undefined
+    private readonly upstream: AbortSignal | undefined = undefined,
+    /** The span the transport serves this request in (an Effect HTTP server's), parent of the stage spans. */
+    readonly traceParent: Tracer.AnySpan | undefined = undefined
   ) {}
 
   get signal(): AbortSignal {

@@ -13,6 +13,7 @@ import type { MaybePromise } from "../domain/maybePromise.js"
 import { contractRoutes } from "../docs/routes.js"
 import { makeServeLayer } from "../layers/serveLayer.js"
 import { describeRoutes, type ServeEndpoint } from "../openapi/endpoint.js"
+import { StageTracing } from "../pipeline/tracing.js"
 import { Pipeline, type PipelineService } from "../services/Pipeline.js"
 import { makeQueryLogger, QueryLogger, type ServeQueryLogger } from "../services/QueryLogger.js"
 import { attachConfiguredLogging } from "./logging.js"
@@ -72,7 +73,11 @@ export const defineServe = <
   const definition = normalizeConfig(config as unknown as ServeConfig<ServeQueriesMap, never, never>)
   const logger = makeQueryLogger()
   attachConfiguredLogging(logger, config.queryLogging, config.slowQueryThreshold)
-  const userLayer = Layer.merge(Layer.succeed(QueryLogger, logger), config.layer ?? Layer.empty)
+  const userLayer = Layer.mergeAll(
+    Layer.succeed(QueryLogger, logger),
+    config.layer ?? Layer.empty,
+    config.tracing === undefined ? Layer.empty : Layer.succeed(StageTracing, config.tracing)
+  )
   const describe = (): ReadonlyArray<ServeEndpoint> => {
     if (pipeline instanceof Promise) throw new Error("describe(): the runtime is still starting; await builder.runtime first")
     return describeRoutes(pipeline.routes())

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, type Runtime } from "effect"
-import type { EndpointInfo, ServeAuthContext } from "../domain/config.js"
+import type { EndpointInfo } from "../domain/config.js"
 import type { ServeDefinition } from "../domain/definition.js"
 import { toErrorResponse } from "../domain/envelope.js"
 import { NotFound, type ServeError, ServeHttpError, toServeError } from "../domain/errors.js"
@@ -9,8 +9,6 @@ import { RequestContext } from "../pipeline/context.js"
 import { compileCors, type CorsPlan } from "../pipeline/cors.js"
 import { settleBeforeDeadline } from "../pipeline/deadline.js"
 import { FORMAT_SUFFIXES, negotiateFormat, type Representation } from "../pipeline/formats.js"
-import { runGuards } from "../pipeline/guards.js"
-import { readInput } from "../pipeline/input.js"
 import { type EffectRunner, makeEffectRunner, settle } from "../pipeline/invoke.js"
 import { type ExecutionRecord, Lifecycle } from "../pipeline/lifecycle.js"
 import { composeMiddlewares, type ContextHandler } from "../pipeline/middleware.js"
@@ -19,6 +17,8 @@ import { errorResponse, finishHeaders, type Settled, toResponse } from "../pipel
 import { compileRoutes, type EndpointPlan, type RoutePlan } from "../pipeline/plan.js"
 import { resolveRequestId } from "../pipeline/requestId.js"
 import { normalizePath, Router } from "../pipeline/router.js"
+import { makeStageSteps, runStages } from "../pipeline/stages.js"
+import { tracedStages, tracingEnabled } from "../pipeline/tracing.js"
 import { Authenticator, type AuthenticatorService } from "./Authenticator.js"
 import { QueryLogger, type ServeQueryLogger } from "./QueryLogger.js"
 import { TenantIsolation, type TenantIsolationService } from "./TenantIsolation.js"
@@ -54,6 +54,8 @@ interface Stages {
   readonly tenants: TenantIsolationService
   readonly lifecycle: Lifecycle
   readonly runEffect: EffectRunner
+  /** Run each request through the traced stages (an Effect span per stage). */
+  readonly tracing: boolean
 }
 
 interface CompiledEndpoint {
@@ -71,7 +73,8 @@ export const makePipeline = (
   stages: Stages,
   staticRoutes: () => ReadonlyArray<StaticRoute>
 ): PipelineService => {
-  const { authenticator, tenants, lifecycle, runEffect } = stages
+  const { lifecycle, runEffect, tracing } = stages
+  const steps = makeStageSteps(definition, stages.authenticator, stages.tenants)
   const cors: CorsPlan | undefined = compileCors(definition.cors)
   let router = new Router<RouteTarget>()
   let routePlans: ReadonlyArray<RoutePlan> = []
@@ -106,48 +109,6 @@ export const makePipeline = (
     routePlans = plans
   }
   compile()
-
-  /** Stages after routing: authentication → guards → tenant → validation → context → middlewares → handler → output. */
-  const runStages = (
-    compiled: CompiledEndpoint,
-    ctx: RequestContext,
-    options: ExecuteOptions | undefined
-  ): MaybePromise<unknown> => {
-    const { plan } = compiled
-    const request = ctx.request
-    const preset = options?.context?.auth
-    const auth = preset !== undefined
-      ? (preset as ServeAuthContext | null)
-      : authenticator.authenticate(plan.strategies, request, plan.info)
-    return andThen(auth, (caller) => {
-      ctx.auth = caller
-      runGuards(plan, caller)
-      if (plan.tenant !== undefined) ctx.tenantId = tenants.resolve(plan.tenant, caller)
-      const raw = options !== undefined ? options.input : readInput(request.method, request, plan.input.coerce)
-      return andThen(plan.input.decode(raw), (input) => {
-        ctx.input = input
-        return andThen(contextValues(ctx, options), (values) => {
-          if (values !== undefined) {
-            ctx.assign(
-              plan.tenant?.mode === "auto-inject" && ctx.tenantId !== null ? tenants.scope(values, plan.tenant, ctx.tenantId) : values
-            )
-          }
-          return andThen(compiled.chain(ctx.asServeContext()), plan.output.encode)
-        })
-      })
-    })
-  }
-
-  const contextValues = (
-    ctx: RequestContext,
-    options: ExecuteOptions | undefined
-  ): MaybePromise<Readonly<Record<string, unknown>> | undefined> => {
-    const factory = definition.context
-    const base = typeof factory === "function" ? factory({ request: ctx.request, auth: ctx.auth }) : factory
-    const extra = options?.context
-    if (extra === undefined) return base
-    return andThen(base, (values) => ({ ...values, ...extra }))
-  }
 
   /** Runs an endpoint and reports it to the lifecycle; never throws. */
   const execute = (
@@ -188,7 +149,9 @@ export const makePipeline = (
       return { ok: false, error, ctx }
     }
     try {
-      const result = runStages(compiled, ctx, options)
+      const result = tracing
+        ? runEffect(tracedStages(steps, compiled.plan, ctx, options), ctx.signal)
+        : runStages(steps, compiled.plan, compiled.chain, ctx, options)
       return isPromiseLike(result) ? settleBeforeDeadline(result, request, succeed, fail) : succeed(result)
     } catch (thrown) {
       return fail(thrown)
@@ -279,7 +242,8 @@ export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, Pipel
             authenticator,
             tenants,
             lifecycle: new Lifecycle(logger, definition.hooks),
-            runEffect: makeEffectRunner(runtime as Runtime.Runtime<never>)
+            runEffect: makeEffectRunner(runtime as Runtime.Runtime<never>),
+            tracing: yield* tracingEnabled
           },
           staticRoutes
         )

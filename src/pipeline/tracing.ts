@@ -1,0 +1,84 @@
+import { Context, Effect } from "effect"
+import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
+import { TransportRequest } from "../domain/transportRequest.js"
+import type { RequestContext } from "./context.js"
+import { makeEffectRunner } from "./invoke.js"
+import { composeMiddlewares } from "./middleware.js"
+import type { EndpointPlan } from "./plan.js"
+import type { PresetInputs, StageSteps } from "./stages.js"
+
+/** `config.tracing`: true or false forces stage spans on or off; undefined follows the tracer (see `tracingEnabled`). */
+export class StageTracing extends Context.Reference<StageTracing>()("queryserve/StageTracing", {
+  defaultValue: (): boolean | undefined => undefined
+}) {}
+
+const builtInTracer = Effect.runSync(Effect.tracer)
+
+/** On when asked for, or (unless turned off) when the layer installed a tracer of its own, e.g. @effect/opentelemetry's. */
+export const tracingEnabled: Effect.Effect<boolean> = Effect.zipWith(
+  StageTracing,
+  Effect.tracer,
+  (configured, tracer) => configured ?? tracer !== builtInTracer
+)
+
+/** A step's plain value, promise or throw as an Effect (failures keep the thrown value). */
+const fromStep = <A>(step: () => MaybePromise<A>): Effect.Effect<A, unknown> =>
+  Effect.suspend(() => {
+    let result: MaybePromise<A>
+    try {
+      result = step()
+    } catch (error) {
+      return Effect.fail(error)
+    }
+    return isPromiseLike(result) ? Effect.tryPromise({ try: () => Promise.resolve(result), catch: (error) => error }) : Effect.succeed(result)
+  })
+
+/** The handler's result in the running fiber: an Effect handler's own spans nest under `queryserve.handler`. */
+const invokeHandler = (plan: EndpointPlan, ctx: RequestContext): Effect.Effect<unknown, unknown> =>
+  Effect.suspend(() => {
+    const result = plan.invoke(ctx.input, ctx.asServeContext())
+    return Effect.isEffect(result) ? (result as Effect.Effect<unknown, unknown>) : fromStep(() => result)
+  })
+
+/**
+ * The same stages as `runStages`, each in an Effect span named for it (`queryserve.authenticate`,
+ * `.guards`, `.tenant`, `.validate`, `.context`, `.middleware` when there are middlewares, `.handler`,
+ * `.output`) under one `queryserve.request` span, with the request id and query key as attributes.
+ * Only used when tracing is on: it costs an Effect run per request.
+ */
+export const tracedStages = (
+  steps: StageSteps,
+  plan: EndpointPlan,
+  ctx: RequestContext,
+  preset: PresetInputs | undefined
+): Effect.Effect<unknown, unknown> => {
+  const attributes = { requestId: ctx.requestId, queryKey: plan.info.key }
+  const span = <A>(name: string, effect: Effect.Effect<A, unknown>) => Effect.withSpan(effect, `queryserve.${name}`, { attributes })
+  const handler = span("handler", invokeHandler(plan, ctx))
+  // Middlewares call `next` outside the fiber: the handler then runs on the runtime captured inside the middleware span.
+  const chain = plan.middlewares.length === 0 ? handler : span(
+    "middleware",
+    Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+      const runEffect = makeEffectRunner(runtime)
+      return fromStep(() => composeMiddlewares(plan.middlewares, () => runEffect(handler, ctx.signal))(ctx.asServeContext()))
+    })
+  )
+  return span("authenticate", fromStep(() => steps.authenticate(plan, ctx, preset))).pipe(
+    Effect.flatMap((caller) => {
+      ctx.auth = caller
+      return span("guards", fromStep(() => steps.authorize(plan, ctx)))
+    }),
+    Effect.zipRight(span("tenant", fromStep(() => steps.isolateTenant(plan, ctx)))),
+    Effect.zipRight(span("validate", fromStep(() => steps.validate(plan, ctx, preset)))),
+    Effect.flatMap((input) => {
+      ctx.input = input
+      return span("context", fromStep(() => steps.provideContext(plan, ctx, preset)))
+    }),
+    Effect.zipRight(chain),
+    Effect.flatMap((result) => span("output", fromStep(() => plan.output.encode(result)))),
+    Effect.withSpan("queryserve.request", {
+      attributes: { ...attributes, "http.method": ctx.request.method, "url.path": ctx.request.path },
+      parent: ctx.request instanceof TransportRequest ? ctx.request.traceParent : undefined
+    })
+  )
+}
