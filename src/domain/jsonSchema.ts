@@ -14,8 +14,17 @@ const MAX_DEPTH = 32
 
 const isSchema = (value: unknown): value is JsonSchema => typeof value === "object" && value !== null && !Array.isArray(value)
 
-const decodePointerSegment = (segment: string): string =>
-  decodeURIComponent(segment).replace(/~1/g, "/").replace(/~0/g, "~")
+/** One segment of a JSON pointer (`~1` is `/`, `~0` is `~`), as found in a `$ref`. */
+export const decodePointerSegment = (segment: string): string => {
+  if (!/[~%]/.test(segment)) return segment
+  let decoded = segment
+  try {
+    decoded = decodeURIComponent(segment)
+  } catch {
+    // A lone `%` is not an escape: keep the text.
+  }
+  return decoded.replace(/~1/g, "/").replace(/~0/g, "~")
+}
 
 /** Follows a local reference (`#`, `#/$defs/Name`, any JSON pointer) against `root`. */
 export const resolveRef = (root: JsonSchema, ref: string): JsonSchema | undefined => {

@@ -1,4 +1,4 @@
-import type { JsonSchema } from "../domain/jsonSchema.js"
+import { decodePointerSegment, type JsonSchema } from "../domain/jsonSchema.js"
 import { sortByName } from "./sortByName.js"
 
 const COMPONENT_REF = "#/components/schemas/"
@@ -8,9 +8,6 @@ const ROOT = Symbol("root")
 type LocalName = string | typeof ROOT
 
 const componentName = (name: string): string => name.replace(/[^A-Za-z0-9._-]/g, "_") || "Schema"
-
-const decodePointerSegment = (segment: string): string =>
-  decodeURIComponent(segment).replace(/~1/g, "/").replace(/~0/g, "~")
 
 // A `"$ref":"..."` pair in JSON text. Within a string value its quotes would be escaped, so it does not match.
 const REF_IN_JSON = /"\$ref":"((?:[^"\\]|\\.)*)"/g
@@ -24,6 +21,28 @@ const renameRefs = (json: string, rename: (ref: string) => string): string =>
   json.replace(REF_IN_JSON, (_match, encoded: string) => `"$ref":${JSON.stringify(rename(unescapeJson(encoded)))}`)
 
 const refersToRoot = (json: string): boolean => refsIn(json).some((ref) => ref.startsWith("#") && !DEFINITION_REF.test(ref))
+
+/** A JSON Schema taken apart: its body (without `$schema`) and its local definitions, serialized. */
+interface SchemaParts {
+  readonly body: JsonSchema
+  readonly bodyJson: string
+  readonly definitions: ReadonlyMap<string, string>
+  /** Equal for equal schemas, so schemas built apart with the same content are hoisted once. */
+  readonly key: string
+}
+
+const serializeParts = (schema: JsonSchema): SchemaParts => {
+  const { $defs, definitions, $schema: _dialect, ...body } = schema
+  const bodyJson = JSON.stringify(body)
+  const serialized = new Map<string, string>()
+  let key = bodyJson
+  for (const [name, definition] of Object.entries({ ...(definitions as object), ...($defs as object) })) {
+    const json = JSON.stringify(definition)
+    serialized.set(name, json)
+    key += `\u0000${name}\u0000${json}`
+  }
+  return { body, bodyJson, definitions: serialized, key }
+}
 
 /**
  * `components.schemas` of one document. Each JSON Schema brings its own `$defs` (Effect identifiers,
@@ -50,9 +69,9 @@ export class SchemaComponents {
   embed(schema: JsonSchema, fallbackName: string): JsonSchema {
     let result = this.embedded.get(schema)
     if (result === undefined) {
-      const json = JSON.stringify(schema)
-      result = this.embeddedByJson.get(json)
-      if (result === undefined) this.embeddedByJson.set(json, (result = this.hoist(schema, fallbackName)))
+      const parts = serializeParts(schema)
+      result = this.embeddedByJson.get(parts.key)
+      if (result === undefined) this.embeddedByJson.set(parts.key, (result = this.hoist(parts, fallbackName)))
       this.embedded.set(schema, result)
     }
     return result
@@ -68,22 +87,18 @@ export class SchemaComponents {
     this.texts.set(name, text)
   }
 
-  private hoist(schema: JsonSchema, fallbackName: string): JsonSchema {
-    const { $defs, definitions, $schema: _dialect, ...body } = schema
-    const locals = new Map<LocalName, string>()
-    for (const [name, definition] of Object.entries({ ...(definitions as object), ...($defs as object) })) {
-      locals.set(name, JSON.stringify(definition))
-    }
-    const bodyJson = JSON.stringify(body)
+  private hoist(parts: SchemaParts, fallbackName: string): JsonSchema {
+    const locals = new Map<LocalName, string>(parts.definitions)
     // A reference to the root itself (recursion) or into it makes the root a component too.
-    if (refersToRoot(bodyJson) || [...locals.values()].some(refersToRoot)) locals.set(ROOT, bodyJson)
-    if (locals.size === 0) return body
+    if (refersToRoot(parts.bodyJson) || [...locals.values()].some(refersToRoot)) locals.set(ROOT, parts.bodyJson)
+    if (locals.size === 0) return parts.body
     const claimed = this.claimNames(locals, fallbackName)
     for (const { name, json } of claimed.values()) {
       if (this.texts.get(name) !== json) this.set(name, JSON.parse(json) as JsonSchema, json)
     }
     const root = claimed.get(ROOT)
-    return root !== undefined ? { $ref: COMPONENT_REF + root.name } : JSON.parse(renameRefs(bodyJson, (ref) => rename(ref, claimed))) as JsonSchema
+    if (root !== undefined) return { $ref: COMPONENT_REF + root.name }
+    return JSON.parse(renameRefs(parts.bodyJson, (ref) => rename(ref, (local) => claimed.get(local)?.name))) as JsonSchema
   }
 
   /**
@@ -91,31 +106,27 @@ export class SchemaComponents {
    * one definition changes the content of those that refer to it, so repeat until nothing collides.
    */
   private claimNames(locals: ReadonlyMap<LocalName, string>, fallbackName: string): Map<LocalName, Claimed> {
-    const base = new Map<LocalName, string>()
-    const attempt = new Map<LocalName, number>()
-    for (const local of locals.keys()) {
-      base.set(local, componentName(local === ROOT ? fallbackName : local))
-      attempt.set(local, 1)
-    }
-    const nameOf = (local: LocalName) => {
-      const n = attempt.get(local)!
-      return n === 1 ? base.get(local)! : `${base.get(local)}_${n}`
+    const attempts = new Map<LocalName, number>([...locals.keys()].map((local) => [local, 1]))
+    const nameOf = (local: LocalName): string => {
+      const base = componentName(local === ROOT ? fallbackName : local)
+      const attempt = attempts.get(local)!
+      return attempt === 1 ? base : `${base}_${attempt}`
     }
     for (;;) {
+      const names = new Map<LocalName, string>([...locals.keys()].map((local) => [local, nameOf(local)]))
       const claimed = new Map<LocalName, Claimed>()
-      for (const local of locals.keys()) claimed.set(local, { name: nameOf(local), json: "" })
       const taken = new Set<string>()
       let collided = false
       for (const [local, json] of locals) {
-        const entry = claimed.get(local)!
-        const renamed = renameRefs(json, (ref) => rename(ref, claimed))
-        const existing = this.texts.get(entry.name)
-        if (taken.has(entry.name) || (existing !== undefined && existing !== renamed)) {
-          attempt.set(local, attempt.get(local)! + 1)
+        const name = names.get(local)!
+        const renamed = renameRefs(json, (ref) => rename(ref, (target) => names.get(target)))
+        const existing = this.texts.get(name)
+        if (taken.has(name) || (existing !== undefined && existing !== renamed)) {
+          attempts.set(local, attempts.get(local)! + 1)
           collided = true
         }
-        taken.add(entry.name)
-        claimed.set(local, { name: entry.name, json: renamed })
+        taken.add(name)
+        claimed.set(local, { name, json: renamed })
       }
       if (!collided) return claimed
     }
@@ -128,12 +139,13 @@ interface Claimed {
   readonly json: string
 }
 
-const rename = (ref: string, claimed: ReadonlyMap<LocalName, Claimed>): string => {
+/** A local reference as a component reference, given the component name of each local definition. */
+const rename = (ref: string, componentOf: (local: LocalName) => string | undefined): string => {
   const definition = DEFINITION_REF.exec(ref)
   if (definition !== null) {
-    const target = claimed.get(decodePointerSegment(definition[1]!))
-    return target === undefined ? ref : COMPONENT_REF + target.name + definition[2]
+    const name = componentOf(decodePointerSegment(definition[1]!))
+    return name === undefined ? ref : COMPONENT_REF + name + definition[2]
   }
-  const root = claimed.get(ROOT)
-  return root !== undefined && ref.startsWith("#") ? COMPONENT_REF + root.name + ref.slice(1) : ref
+  const root = componentOf(ROOT)
+  return root !== undefined && ref.startsWith("#") ? COMPONENT_REF + root + ref.slice(1) : ref
 }

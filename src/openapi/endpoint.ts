@@ -35,6 +35,8 @@ const errorStatusesOf = (route: RoutePlan): ReadonlyArray<number> => {
   const hasBody = BODY_METHODS.has(route.method)
   if (hasBody || plan.config.inputSchema !== undefined) statuses.add(400)
   if (hasBody) statuses.add(413)
+  // A GET asked for CSV or NDJSON whose result is not a list of rows.
+  if (route.method === "GET") statuses.add(406)
   if (plan.requiresAuth || plan.strategies.length > 0) statuses.add(401)
   const tenantRequired = plan.tenant !== undefined && plan.tenant.required !== false
   if (plan.requiredRoles.length > 0 || plan.requiredScopes.length > 0 || tenantRequired) statuses.add(403)

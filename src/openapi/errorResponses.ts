@@ -76,6 +76,10 @@ const ERROR_RESPONSES: ReadonlyMap<number, ErrorResponseSpec> = new Map([
   [401, { name: "Unauthorized", description: "UNAUTHORIZED: credentials are missing (`details.reason` missing_credentials) or invalid (invalid_credentials)." }],
   [403, { name: "Forbidden", description: "FORBIDDEN: a required role, scope or tenant is missing (`details.reason`, `details.required`)." }],
   [404, { name: "NotFound", description: "NOT_FOUND" }],
+  [406, {
+    name: "NotAcceptable",
+    description: "VALIDATION_ERROR: `Accept` asked for CSV or NDJSON and the result is not a list of rows (`details.available`)."
+  }],
   [413, { name: "PayloadTooLarge", description: "PAYLOAD_TOO_LARGE: the request body exceeds the server's body limit." }],
   [429, {
     name: "TooManyRequests",

@@ -187,13 +187,14 @@ describe("the OpenAPI 3.1 document", () => {
     })
     const document = await documentOf(api)
     const statuses = (path: string, method = "get") => Object.keys(operation(document, path, method).responses)
-    expect(statuses("/api/analytics/open")).toEqual(["200", "500", "503", "504"])
-    expect(statuses("/api/analytics/filtered")).toEqual(["200", "400", "500", "503", "504"])
-    expect(statuses("/api/analytics/guarded")).toEqual(["200", "401", "403", "500", "503", "504"])
+    expect(statuses("/api/analytics/open")).toEqual(["200", "406", "500", "503", "504"])
+    expect(statuses("/api/analytics/filtered")).toEqual(["200", "400", "406", "500", "503", "504"])
+    expect(statuses("/api/analytics/guarded")).toEqual(["200", "401", "403", "406", "500", "503", "504"])
     expect(statuses("/api/analytics/limited", "post")).toEqual(["200", "400", "413", "429", "500", "503", "504"])
     expect(operation(document, "/api/analytics/guarded", "get").responses["403"]).toEqual({ $ref: "#/components/responses/Forbidden" })
     expect(Object.keys(document.components.responses)).toEqual([
-      "BadRequest", "Unauthorized", "Forbidden", "PayloadTooLarge", "TooManyRequests", "InternalServerError", "ServiceUnavailable", "GatewayTimeout"
+      "BadRequest", "Unauthorized", "Forbidden", "NotAcceptable", "PayloadTooLarge", "TooManyRequests", "InternalServerError", "ServiceUnavailable",
+      "GatewayTimeout"
     ])
     for (const response of Object.values(document.components.responses)) {
       expect(response).toMatchObject({ content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } } })
@@ -370,7 +371,7 @@ describe("describe()", () => {
       securitySchemes: [{ type: "apiKey", in: "header", name: "x-api-key" }],
       errorStatuses: [400, 401, 403, 413, 500, 503, 504]
     })
-    expect(extra).toMatchObject({ key: "totals", path: "/api/analytics/totals-by-get", method: "GET", errorStatuses: [400, 401, 403, 500, 503, 504] })
+    expect(extra).toMatchObject({ key: "totals", path: "/api/analytics/totals-by-get", method: "GET", errorStatuses: [400, 401, 403, 406, 500, 503, 504] })
   })
 
   it("is what buildOpenApiDocument reads: building from it gives the served document", async () => {
