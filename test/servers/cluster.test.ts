@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process"
 import { request } from "node:http"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
+import { type ServerProcess, startServerProcess } from "./support/serverProcess.js"
 
 const clusterServer = fileURLToPath(new URL("./support/clusterServer.ts", import.meta.url))
 
@@ -25,30 +25,18 @@ const pidOf = (port: number): Promise<number> =>
   })
 
 describe("workers: 2 (node:cluster, server in a child process)", () => {
-  let primary: ChildProcess | undefined
-  afterEach(() => {
-    if (primary !== undefined && primary.exitCode === null && primary.signalCode === null) primary.kill("SIGKILL")
-  })
+  let primary: ServerProcess | undefined
+  afterEach(() => primary?.kill())
 
   it("serves from two worker processes on one port and stops them all on SIGTERM", async () => {
-    primary = spawn(process.execPath, ["--import", "tsx", clusterServer], { stdio: ["ignore", "pipe", "inherit"] })
-    const port = await new Promise<number>((resolve, reject) => {
-      let output = ""
-      primary!.stdout!.on("data", (chunk: Buffer) => {
-        output += chunk.toString()
-        const ready = /ready (\d+)/.exec(output)
-        if (ready !== null) resolve(Number(ready[1]))
-      })
-      primary!.once("exit", (code) => reject(new Error(`primary exited early (${code})`)))
-    })
+    primary = await startServerProcess(clusterServer)
     const pids = new Set<number>()
-    for (let i = 0; i < 20 && pids.size < 2; i++) pids.add(await pidOf(port))
+    for (let i = 0; i < 20 && pids.size < 2; i++) pids.add(await pidOf(primary.port))
     expect(pids.size).toBe(2)
-    expect(pids.has(primary.pid!)).toBe(false)
+    expect(pids.has(primary.child.pid!)).toBe(false)
 
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => primary!.once("exit", (_code, signal) => resolve(signal)))
-    primary.kill("SIGTERM")
-    expect(await exited).toBe("SIGTERM")
+    primary.child.kill("SIGTERM")
+    expect(await primary.exited).toBe("SIGTERM")
     for (const pid of pids) await expect.poll(() => isAlive(pid)).toBe(false)
   })
 })

@@ -1,10 +1,11 @@
 import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Context, Effect, Layer, ManagedRuntime, Option, Tracer } from "effect"
+import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { defineServe, toHttpApp } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { parentName, recordingTracer } from "./support/recordingTracer.js"
 
 class Greeter extends Context.Tag("test/Greeter")<Greeter, { readonly greet: (name: string) => string }>() {}
 
@@ -124,29 +125,18 @@ describe("toHttpApp and interruption", () => {
 
 describe("toHttpApp and tracing", () => {
   it("parents the stage spans under the HTTP server's span of the request", async () => {
-    const builtIn = Effect.runSync(Effect.tracer)
-    const spans: Array<Tracer.Span> = []
-    const tracer = Tracer.make({
-      span: (...args) => {
-        const span = builtIn.span(...args)
-        spans.push(span)
-        return span
-      },
-      context: builtIn.context
-    })
-    const traced = defineServe({ queries: { ping: () => "pong" }, layer: Layer.setTracer(tracer) })
+    const { spans, layer: tracerLayer } = recordingTracer()
+    const traced = defineServe({ queries: { ping: () => "pong" }, layer: tracerLayer })
     const runtime = ManagedRuntime.make(
       HttpServer.serve(HttpRouter.empty.pipe(HttpRouter.mountApp("/api/analytics", toHttpApp(traced), { includePrefix: true }))).pipe(
         Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-        Layer.provide(Layer.setTracer(tracer))
+        Layer.provide(tracerLayer)
       )
     )
     try {
       const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
       expect(await (await fetch(`http://127.0.0.1:${(address as unknown as AddressInfo).port}/api/analytics/ping`)).json()).toBe("pong")
-      const request = spans.find((span) => span.name === "queryserve.request")!
-      const parent = Option.getOrUndefined(request.parent)
-      expect(parent?._tag === "Span" ? parent.name : undefined).toBe("http.server GET")
+      expect(parentName(spans.find((span) => span.name === "queryserve.request")!)).toBe("http.server GET")
     } finally {
       await runtime.dispose()
     }

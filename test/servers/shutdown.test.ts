@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process"
 import { connect } from "node:net"
 import { fileURLToPath } from "node:url"
 import { defineServe } from "queryserve"
 import { afterEach, describe, expect, it } from "vitest"
 import { openConnection, statusLines } from "./support/rawHttp.js"
+import { type ServerProcess, startServerProcess } from "./support/serverProcess.js"
 
 const drainServer = fileURLToPath(new URL("./support/drainServer.ts", import.meta.url))
 
@@ -23,34 +23,13 @@ const refusesConnections = async (port: number): Promise<void> => {
   }
 }
 
-const waitForLines = (child: ChildProcess, predicate: (lines: ReadonlyArray<string>) => boolean): Promise<ReadonlyArray<string>> =>
-  new Promise((resolve, reject) => {
-    const lines: Array<string> = []
-    let buffered = ""
-    const onData = (chunk: Buffer): void => {
-      buffered += chunk.toString("utf8")
-      const parts = buffered.split("\n")
-      buffered = parts.pop() ?? ""
-      lines.push(...parts)
-      if (predicate(lines)) {
-        child.stdout!.off("data", onData)
-        resolve(lines)
-      }
-    }
-    child.stdout!.on("data", onData)
-    child.once("exit", (code) => reject(new Error(`server exited early (${code}); output: ${lines.join(" | ")}`)))
-  })
-
 describe("graceful shutdown on SIGTERM (server in a child process)", () => {
-  let child: ChildProcess | undefined
-  afterEach(() => {
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
-  })
+  let server: ServerProcess | undefined
+  afterEach(() => server?.kill())
 
   it("lets 50 in-flight slow requests complete, answers a new request on an open connection 503, then exits", async () => {
-    child = spawn(process.execPath, ["--import", "tsx", drainServer], { stdio: ["ignore", "pipe", "inherit"] })
-    const ready = await waitForLines(child, (lines) => lines.some((line) => line.startsWith("ready ")))
-    const port = Number(ready.find((line) => line.startsWith("ready "))!.slice(6))
+    server = await startServerProcess(drainServer)
+    const { port } = server
     const base = `http://127.0.0.1:${port}/api/analytics`
 
     // A keep-alive connection that served one request and sits idle when the signal comes.
@@ -59,11 +38,8 @@ describe("graceful shutdown on SIGTERM (server in a child process)", () => {
     expect(statusLines(await idle.readUntil((text) => text.includes('{"fast":true}')))).toEqual(["HTTP/1.1 200 OK"])
 
     const inFlight = Array.from({ length: 50 }, () => fetch(`${base}/slow`))
-    await waitForLines(child, (lines) => lines.filter((line) => line === "started").length === 50)
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child!.once("exit", (code, signal) => resolve({ code, signal }))
-    )
-    child.kill("SIGTERM")
+    await server.waitForLines((lines) => lines.filter((line) => line === "started").length === 50)
+    server.child.kill("SIGTERM")
     await refusesConnections(port)
 
     idle.write("GET /api/analytics/fast HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -77,7 +53,7 @@ describe("graceful shutdown on SIGTERM (server in a child process)", () => {
     expect(await Promise.all(responses.map((response) => response.json()))).toEqual(Array(50).fill({ done: true }))
     expect(responses[0]!.headers.get("connection")).toBe("close")
     // Drained, the server re-raises the signal so the process ends the way SIGTERM ends it.
-    expect(await exited).toEqual({ code: null, signal: "SIGTERM" })
+    expect(await server.exited).toBe("SIGTERM")
   })
 })
 

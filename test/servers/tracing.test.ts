@@ -1,26 +1,9 @@
 import { NodeSdk } from "@effect/opentelemetry"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { Effect, Layer, Option, Tracer } from "effect"
+import { Effect, Option } from "effect"
 import { defineServe, type RunningServer } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-
-/** A tracer that keeps every span it starts (Effect's own spans, recorded). */
-const recordingTracer = () => {
-  const builtIn = Effect.runSync(Effect.tracer)
-  const spans: Array<Tracer.Span> = []
-  const tracer = Tracer.make({
-    span: (...args) => {
-      const span = builtIn.span(...args)
-      spans.push(span)
-      return span
-    },
-    context: builtIn.context
-  })
-  return { spans, layer: Layer.setTracer(tracer) }
-}
-
-const parentName = (span: Tracer.Span): string | undefined =>
-  Option.match(span.parent, { onNone: () => undefined, onSome: (parent) => (parent._tag === "Span" ? parent.name : "external") })
+import { parentName, recordingTracer } from "./support/recordingTracer.js"
 
 const queries = {
   revenue: { auth: () => ({ roles: ["analyst"] }), requiredRoles: ["analyst"], query: () => ({ total: 1 }) },
