@@ -45,7 +45,9 @@ export const startClusterPrimary = (options: NodeServerOptions): Promise<Running
         clearTimeout(kill)
         resolve()
       })
-      worker.send({ type: SHUTDOWN_MESSAGE })
+      // A worker whose IPC channel is gone can still be asked to drain by signal.
+      if (worker.isConnected()) worker.send({ type: SHUTDOWN_MESSAGE })
+      else worker.process.kill("SIGTERM")
     })
 
   const stop = (): Promise<void> => (stopping ??= Promise.all([...workers].map(stopWorker)).then(() => unsubscribe?.()))

@@ -83,14 +83,9 @@ export const deliverInTime = (
   deliver: (response: ServeResponse) => void
 ): void => {
   const deadline = deadlines?.track(request, (error) => deliver(adapterErrorResponse(error, request.headers)))
-  pending.then(
-    (response) => {
-      if (deadline !== undefined) deadlines!.settle(deadline)
-      deliver(response)
-    },
-    (error: unknown) => {
-      if (deadline !== undefined) deadlines!.settle(deadline)
-      deliver(adapterErrorResponse(new InternalError({ cause: error }), request.headers))
-    }
-  )
+  const answered = (response: ServeResponse): void => {
+    if (deadline !== undefined) deadlines?.settle(deadline)
+    deliver(response)
+  }
+  pending.then(answered, (error: unknown) => answered(adapterErrorResponse(new InternalError({ cause: error }), request.headers)))
 }
