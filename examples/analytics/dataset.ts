@@ -31,6 +31,15 @@ export type TableName = (typeof TABLES)[number]
 
 export const DEFAULT_ORDER_ROWS = 1_200_000
 
+/** DEMO_ROWS from the environment (the number of order rows), else `fallback`. */
+export const orderRowsFromEnv = (fallback: number): number => {
+  const text = process.env.DEMO_ROWS
+  if (text === undefined || text === "") return fallback
+  const rows = Number(text)
+  if (!Number.isSafeInteger(rows) || rows < 1) throw new RangeError(`DEMO_ROWS must be a positive integer, got ${text}`)
+  return rows
+}
+
 const SEED = 2025
 const PRODUCTS_PER_TENANT = 50
 const MAX_CUSTOMERS = 20_000

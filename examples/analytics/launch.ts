@@ -16,15 +16,6 @@ export interface DemoBackend {
   close(): Promise<void>
 }
 
-/** DEMO_ROWS from the environment: the number of order rows to generate. */
-export const demoRowsFromEnv = (fallback: number): number => {
-  const text = process.env.DEMO_ROWS
-  if (text === undefined || text === "") return fallback
-  const rows = Number(text)
-  if (!Number.isSafeInteger(rows) || rows < 1) throw new RangeError(`DEMO_ROWS must be a positive integer, got ${text}`)
-  return rows
-}
-
 const [ACME_KEY, GLOBEX_KEY, ADMIN_KEY] = Object.keys(DEMO_API_KEYS)
 const RANGE = "from=2025-01-01&to=2025-03-31"
 
@@ -86,18 +77,16 @@ export const launchDemo = async (backend: DemoBackend): Promise<void> => {
 
   // Start-up ends when a real request has been answered: data loaded, server up, first query run.
   // revenueByRegion is served over every database the examples support.
-  const first = await fetch(`${baseUrl}/revenueByRegion?${RANGE}`, { headers: { [API_KEY_HEADER]: ACME_KEY! } })
+  const first = await fetch(`${baseUrl}/revenueByRegion?${RANGE}`, { headers: { [API_KEY_HEADER]: ACME_KEY! } }).catch(
+    (error: unknown) => {
+      if (stopping) return undefined // a signal came first: the server is draining
+      throw error
+    }
+  )
+  if (first === undefined) return
   if (!first.ok) throw new Error(`the first request failed: ${first.status} ${await first.text()}`)
   await first.arrayBuffer()
 
   console.log(banner(backend.label, baseUrl, new Set(api.describe().map((endpoint) => endpoint.key))))
   console.log(`[demo] ready in ${Math.round(performance.now())} ms (process start to first answered request)`)
-}
-
-/** Runs `main`, and exits with 1 when it fails before the server is up. */
-export const runMain = (main: () => Promise<void>): void => {
-  main().catch((error: unknown) => {
-    console.error("[demo] failed to start:", error)
-    process.exit(1)
-  })
 }

@@ -2,9 +2,8 @@
  * `npm start`: builds the demo dataset in an in-process DuckDB database and serves the analytics
  * API on it. Environment: PORT, HOST (default localhost:4000), DEMO_ROWS (order rows, default 1,200,000).
  */
-import { createDemoDatabase, DEFAULT_ORDER_ROWS } from "./dataset.js"
+import { createDemoDatabase, DEFAULT_ORDER_ROWS, orderRowsFromEnv } from "./dataset.js"
 import { ConnectionPool, duckDbDriver } from "./duckdb.js"
-import { demoRowsFromEnv, launchDemo, runMain } from "./launch.js"
 import { createDb } from "./sql.js"
 
 /**
@@ -13,15 +12,18 @@ import { createDb } from "./sql.js"
  */
 const POOL_SIZE = 4
 
-runMain(async () => {
-  const demo = await createDemoDatabase({ rows: demoRowsFromEnv(DEFAULT_ORDER_ROWS) })
-  const pool = await ConnectionPool.open(demo.instance, POOL_SIZE)
-  await launchDemo({
-    label: "DuckDB, in process",
-    db: createDb(duckDbDriver(pool)),
-    close: async () => {
-      pool.closeSync()
-      await demo.close()
-    }
-  })
+// The server's modules (Effect, queryserve) take about as long to load as DuckDB takes to generate
+// the data on its own threads: load them meanwhile.
+const [demo, { launchDemo }] = await Promise.all([
+  createDemoDatabase({ rows: orderRowsFromEnv(DEFAULT_ORDER_ROWS) }),
+  import("./launch.js")
+])
+const pool = await ConnectionPool.open(demo.instance, POOL_SIZE)
+await launchDemo({
+  label: "DuckDB, in process",
+  db: createDb(duckDbDriver(pool)),
+  close: async () => {
+    pool.closeSync()
+    await demo.close()
+  }
 })

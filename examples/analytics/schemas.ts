@@ -15,7 +15,8 @@ const isCalendarDay = (text: string): boolean => {
 
 const Day = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "expected a day as YYYY-MM-DD" }),
-  Schema.filter(isCalendarDay, { message: () => "expected an existing calendar day" })
+  // The JSON Schema annotation makes docs show this refinement (and its descriptions), not only the pattern.
+  Schema.filter(isCalendarDay, { message: () => "expected an existing calendar day", jsonSchema: { format: "date" } })
 ).annotations({ description: "A calendar day, YYYY-MM-DD (the demo data covers 2025)", examples: ["2025-03-01"] })
 
 const dateRangeFields = {
@@ -27,16 +28,26 @@ const dateRangeFields = {
 const ordered = <A extends { readonly from: string; readonly to: string }, I, R>(schema: Schema.Schema<A, I, R>) =>
   schema.pipe(Schema.filter((range) => range.from <= range.to, { message: () => "`from` must not be after `to`" }))
 
-const Region = Schema.Literal(...REGIONS).annotations({ description: "Sales region" })
-
-const boundedInt = (min: number, max: number, fallback: number, description: string) =>
-  Schema.optionalWith(Schema.Number.pipe(Schema.int(), Schema.between(min, max)).annotations({ description }), {
-    default: () => fallback
+/** One of `values`, with one issue naming them all when it is none of them. */
+const oneOf = <const Values extends ReadonlyArray<string>>(values: Values, description: string) =>
+  Schema.Literal(...values).annotations({
+    description,
+    message: () => ({ message: `expected one of ${values.join(", ")}`, override: true })
   })
 
-export const DateRangeInput = ordered(Schema.Struct(dateRangeFields))
+const OnlyRegion = Schema.optionalWith(oneOf(REGIONS, "Only this sales region"), { exact: true })
 
-const OnlyRegion = Schema.optional(Region.annotations({ description: "Only this region" }))
+/** An optional integer in [min, max], `fallback` when absent; one clear issue when out of range. */
+const boundedInt = (min: number, max: number, fallback: number, description: string) =>
+  Schema.optionalWith(
+    Schema.Number.pipe(
+      Schema.int({ message: () => "expected an integer" }),
+      Schema.between(min, max, { message: () => `expected an integer from ${min} to ${max}` })
+    ).annotations({ description }),
+    { default: () => fallback, exact: true }
+  )
+
+export const DateRangeInput = ordered(Schema.Struct(dateRangeFields))
 
 export const RevenueByDayInput = ordered(Schema.Struct({ ...dateRangeFields, region: OnlyRegion }))
 
@@ -50,10 +61,10 @@ export const TopProductsInput = ordered(
 export const ActiveCustomersInput = ordered(
   Schema.Struct({
     ...dateRangeFields,
-    granularity: Schema.optionalWith(
-      Schema.Literal(...GRANULARITIES).annotations({ description: "Period length; weeks start on Monday" }),
-      { default: () => "week" as const }
-    )
+    granularity: Schema.optionalWith(oneOf(GRANULARITIES, "Period length; weeks start on Monday (default week)"), {
+      default: () => "week" as const,
+      exact: true
+    })
   })
 )
 

@@ -10,27 +10,26 @@
  */
 import { createClient } from "@clickhouse/client"
 import { loadDemoDataset } from "../analytics/copyDataset.js"
-import { demoRowsFromEnv, launchDemo, runMain } from "../analytics/launch.js"
+import { orderRowsFromEnv } from "../analytics/dataset.js"
+import { launchDemo } from "../analytics/launch.js"
 import { createDb } from "../analytics/sql.js"
 import { CLICKHOUSE_ENDPOINTS, clickHouseDriver, clickHouseTarget } from "./clickhouse.js"
 
 const DATABASE = "queryserve_demo"
 
-runMain(async () => {
-  const server = {
-    url: process.env.CLICKHOUSE_URL ?? "http://localhost:8123",
-    username: process.env.CLICKHOUSE_USER ?? "default",
-    password: process.env.CLICKHOUSE_PASSWORD ?? ""
-  }
-  const setup = createClient(server)
-  await setup.command({ query: `CREATE DATABASE IF NOT EXISTS ${DATABASE}` })
-  await setup.close()
-  const client = createClient({ ...server, database: DATABASE })
-  if (process.env.DEMO_LOAD !== "0") await loadDemoDataset(clickHouseTarget(client), demoRowsFromEnv(200_000))
-  await launchDemo({
-    label: `ClickHouse, database ${DATABASE}`,
-    db: createDb(clickHouseDriver(client)),
-    endpoints: CLICKHOUSE_ENDPOINTS,
-    close: () => client.close()
-  })
+const server = {
+  url: process.env.CLICKHOUSE_URL ?? "http://localhost:8123",
+  username: process.env.CLICKHOUSE_USER ?? "default",
+  password: process.env.CLICKHOUSE_PASSWORD ?? ""
+}
+const setup = createClient(server)
+await setup.command({ query: `CREATE DATABASE IF NOT EXISTS ${DATABASE}` })
+await setup.close()
+const client = createClient({ ...server, database: DATABASE })
+if (process.env.DEMO_LOAD !== "0") await loadDemoDataset(clickHouseTarget(client), orderRowsFromEnv(200_000))
+await launchDemo({
+  label: `ClickHouse, database ${DATABASE}`,
+  db: createDb(clickHouseDriver(client)),
+  endpoints: CLICKHOUSE_ENDPOINTS,
+  close: () => client.close()
 })

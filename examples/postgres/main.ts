@@ -9,23 +9,22 @@
  */
 import pg from "pg"
 import { loadDemoDataset } from "../analytics/copyDataset.js"
-import { demoRowsFromEnv, launchDemo, runMain } from "../analytics/launch.js"
+import { orderRowsFromEnv } from "../analytics/dataset.js"
+import { launchDemo } from "../analytics/launch.js"
 import { createDb } from "../analytics/sql.js"
 import { POSTGRES_ENDPOINTS, postgresDriver, postgresTarget } from "./postgres.js"
 
 const SCHEMA = "queryserve_demo"
 
-runMain(async () => {
-  const connectionString = process.env.DATABASE_URL
-  if (connectionString === undefined) throw new Error("set DATABASE_URL, e.g. postgres://user:password@localhost:5432/db")
-  // Every connection reads and writes the demo schema: the database's own tables stay untouched.
-  const pool = new pg.Pool({ connectionString, max: 4, options: `-c search_path=${SCHEMA}` })
-  await pool.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`)
-  if (process.env.DEMO_LOAD !== "0") await loadDemoDataset(postgresTarget(pool), demoRowsFromEnv(200_000))
-  await launchDemo({
-    label: `Postgres, schema ${SCHEMA}`,
-    db: createDb(postgresDriver(pool)),
-    endpoints: POSTGRES_ENDPOINTS,
-    close: () => pool.end()
-  })
+const connectionString = process.env.DATABASE_URL
+if (connectionString === undefined) throw new Error("set DATABASE_URL, e.g. postgres://user:password@localhost:5432/db")
+// Every connection reads and writes the demo schema: the database's own tables stay untouched.
+const pool = new pg.Pool({ connectionString, max: 4, options: `-c search_path=${SCHEMA}` })
+await pool.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`)
+if (process.env.DEMO_LOAD !== "0") await loadDemoDataset(postgresTarget(pool), orderRowsFromEnv(200_000))
+await launchDemo({
+  label: `Postgres, schema ${SCHEMA}`,
+  db: createDb(postgresDriver(pool)),
+  endpoints: POSTGRES_ENDPOINTS,
+  close: () => pool.end()
 })
