@@ -27,6 +27,8 @@ const EXAMPLES: ReadonlyArray<readonly [key: string, endpoint: AnalyticsEndpoint
   [ADMIN_KEY!, "tenantsOverview", "tenantsOverview", ""]
 ]
 
+const LOOPBACK = /^(localhost|127(\.\d+){3}|::1|\[::1\])$/
+
 const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`
 
 const banner = (label: string, baseUrl: string, served: ReadonlySet<string>): string => {
@@ -88,5 +90,8 @@ export const launchDemo = async (backend: DemoBackend): Promise<void> => {
   await first.arrayBuffer()
 
   console.log(banner(backend.label, baseUrl, new Set(api.describe().map((endpoint) => endpoint.key))))
+  if (!LOOPBACK.test(server.hostname)) {
+    console.log(`[demo] warning: listening on ${server.hostname} with the public demo keys; anyone who can reach it can read the data`)
+  }
   console.log(`[demo] ready in ${Math.round(performance.now())} ms (process start to first answered request)`)
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createDemoDatabase, TABLES, TENANT_IDS, type DemoDatabase } from "../../examples/analytics/dataset.js"
-import { duckDbDriver } from "../../examples/analytics/duckdb.js"
+import { ConnectionPool, duckDbDriver } from "../../examples/analytics/duckdb.js"
 import * as metrics from "../../examples/analytics/metrics.js"
 import { createDb, raw, SqlGuardError, type Db, type Row } from "../../examples/analytics/sql.js"
 import { METRIC_CASES, RANGE, sqlOn, type MetricCase, type Params } from "./support/references.js"
@@ -211,5 +211,41 @@ describe("query helper", () => {
     await expect(metrics.topProducts(db, { ...RANGE, limit: 101 })).rejects.toThrow(RangeError)
     await expect(metrics.ordersExport(db, { ...RANGE, maxRows: 0 })).rejects.toThrow(RangeError)
     await expect(metrics.activeCustomers(db, { ...RANGE, granularity: "year" as never })).rejects.toThrow(RangeError)
+  })
+})
+
+describe("connection pool", () => {
+  it("runs at most one statement per connection and queues the rest in order", async () => {
+    const pool = await ConnectionPool.open(demo.instance, 2)
+    try {
+      let active = 0
+      let busiest = 0
+      const started: Array<number> = []
+      await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          pool.use(async (connection) => {
+            started.push(i)
+            busiest = Math.max(busiest, ++active)
+            await connection.run("SELECT count(*) FROM orders")
+            active--
+          })
+        )
+      )
+      expect(busiest).toBe(2)
+      expect(started).toEqual([0, 1, 2, 3, 4, 5])
+    } finally {
+      pool.closeSync()
+    }
+  })
+
+  it("gives the same answers as one connection, under concurrency", async () => {
+    const pool = await ConnectionPool.open(demo.instance, 3)
+    try {
+      const pooled = createDb(duckDbDriver(pool))
+      const answers = await Promise.all(cases.map(([, metricCase]) => run(pooled, metricCase)))
+      for (const [i, [, metricCase]] of cases.entries()) expect(answers[i]).toEqual(await run(db, metricCase))
+    } finally {
+      pool.closeSync()
+    }
   })
 })
