@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto"
 import type { AuthStrategy, ServeAuthContext } from "../domain/config.js"
 import { Unauthorized } from "../domain/errors.js"
 import { getHeader, type ServeRequest } from "../domain/http.js"
+import type { DocumentedAuthStrategy } from "../openapi/securityScheme.js"
 import { type MaybePromise, andThen } from "../domain/maybePromise.js"
 
 interface ApiKeyHeader {
@@ -48,10 +49,12 @@ const invalidKey = (header: string) =>
  * protected endpoint answers 401 `missing_credentials`. A key that resolves to no caller: 401
  * `invalid_credentials`.
  */
-export const apiKeyAuth = <TAuth extends ServeAuthContext>(options: ApiKeyAuthOptions<TAuth>): AuthStrategy<TAuth> => {
+export const apiKeyAuth = <TAuth extends ServeAuthContext>(
+  options: ApiKeyAuthOptions<TAuth>
+): DocumentedAuthStrategy<TAuth> => {
   const header = options.header ?? DEFAULT_HEADER
   const resolve = "keys" in options ? constantTimeTable(options.keys) : options.validate
-  return ({ request }) => {
+  const strategy: AuthStrategy<TAuth> = ({ request }) => {
     const key = getHeader(request, header)
     if (key === undefined || key.length === 0) return null
     return andThen(resolve(key, request), (caller) => {
@@ -59,4 +62,5 @@ export const apiKeyAuth = <TAuth extends ServeAuthContext>(options: ApiKeyAuthOp
       return caller
     })
   }
+  return Object.assign(strategy, { securityScheme: { type: "apiKey", in: "header", name: header } as const })
 }

@@ -2,6 +2,7 @@ import { createRemoteJWKSet, errors, importSPKI, jwtVerify, type JWTPayload, typ
 import type { AuthStrategy, ServeAuthContext } from "../domain/config.js"
 import { ServiceUnavailable, Unauthorized } from "../domain/errors.js"
 import { getHeader } from "../domain/http.js"
+import type { DocumentedAuthStrategy } from "../openapi/securityScheme.js"
 
 /** Where a caller fact is read from: a claim name (taken verbatim, dots included) or a function of the payload. */
 export type ClaimReader = string | ((payload: JWTPayload) => unknown)
@@ -92,7 +93,7 @@ const rejection = (error: unknown, usesJwks: boolean): Unauthorized | ServiceUna
  * Authenticates `Authorization: Bearer <jwt>` with `jose`. No bearer token: no caller (null). A token
  * that fails signature, algorithm, `exp`/`nbf`, issuer or audience checks: 401 `invalid_credentials`.
  */
-export const jwtAuth = (options: JwtAuthOptions): AuthStrategy<JwtAuthContext> => {
+export const jwtAuth = (options: JwtAuthOptions): DocumentedAuthStrategy<JwtAuthContext> => {
   const getKey = keySource(options)
   const usesJwks = options.jwksUrl !== undefined
   const verifyOptions = {
@@ -123,8 +124,9 @@ export const jwtAuth = (options: JwtAuthOptions): AuthStrategy<JwtAuthContext> =
     }
   }
 
-  return ({ request }) => {
+  const strategy: AuthStrategy<JwtAuthContext> = ({ request }) => {
     const token = BEARER.exec(getHeader(request, "authorization") ?? "")?.[1]
     return token === undefined ? null : verify(token)
   }
+  return Object.assign(strategy, { securityScheme: { type: "http", scheme: "bearer", bearerFormat: "JWT" } as const })
 }

@@ -4,6 +4,7 @@ import { getHeader, type ServeRequest } from "../domain/http.js"
 import { type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
 import { makeMemoryRateLimitStore } from "../layers/memoryRateLimitStore.js"
 import type { RateLimitStoreService } from "../services/RateLimitStore.js"
+import type { DocumentedMiddleware } from "../openapi/endpoint.js"
 
 export interface RateLimitOptions {
   /** Length of a window in milliseconds. Default 60,000. */
@@ -47,7 +48,7 @@ interface WindowState {
  * `-Remaining` and `-Reset` (seconds until the window ends); over the limit it answers 429
  * RATE_LIMITED with `Retry-After`.
  */
-export const rateLimit = (options: RateLimitOptions = {}): ServeMiddleware => {
+export const rateLimit = (options: RateLimitOptions = {}): DocumentedMiddleware => {
   const windowMs = options.windowMs ?? 60_000
   const max = options.max ?? 100
   const store = options.store ?? makeMemoryRateLimitStore()
@@ -86,7 +87,7 @@ export const rateLimit = (options: RateLimitOptions = {}): ServeMiddleware => {
     return next()
   }
 
-  return (ctx, next) => {
+  const middleware: ServeMiddleware = (ctx, next) => {
     const key = keyBy(ctx)
     if (key === null || key === undefined) return next()
     let state: MaybePromise<WindowState>
@@ -101,4 +102,6 @@ export const rateLimit = (options: RateLimitOptions = {}): ServeMiddleware => {
       (error: unknown) => storeFailed(error, next)
     )
   }
+  // Documented: endpoints behind a rate limit list 429 in the OpenAPI document.
+  return Object.assign(middleware, { errorStatuses: [429] })
 }
