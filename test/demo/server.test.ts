@@ -3,6 +3,8 @@
  * over HTTP with each key, and every number checked against independent SQL on a DuckDB database
  * built here with the same generator, seed and size.
  */
+import { execFile } from "node:child_process"
+import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DEMO_API_KEYS } from "../../examples/analytics/api.js"
 import { createDemoDatabase, type DemoDatabase } from "../../examples/analytics/dataset.js"
@@ -12,7 +14,6 @@ import { callApi, type CallOptions } from "./support/http.js"
 import { METRIC_CASES, RANGE, type SqlQuery, sqlOn } from "./support/references.js"
 
 const ROWS = 60_000
-
 
 let demo: DemoProcess
 let reference: DemoDatabase
@@ -45,6 +46,22 @@ describe("start-up", () => {
     expect(demo.readyMs).toBeGreaterThan(0)
     // The port came from PORT=0: a real free port, printed as the server bound it.
     expect(demo.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/api\/analytics$/)
+  })
+})
+
+const run = promisify(execFile)
+const hasCurl = await run("curl", ["--version"]).then(() => true, () => false)
+if (!hasCurl) console.log("[skip] pasting the printed curl lines: no curl on this machine")
+
+describe.skipIf(!hasCurl)("the printed curl lines", () => {
+  it("work when pasted into a shell", async () => {
+    const lines = demo.output().split("\n").filter((line) => line.startsWith("  curl ")).map((line) => line.trim())
+    expect(lines.length).toBeGreaterThanOrEqual(4)
+    for (const line of lines) {
+      const { stdout } = await run("sh", ["-c", `${line} -w '\n%{http_code}'`])
+      const status = stdout.slice(stdout.lastIndexOf("\n") + 1)
+      expect(status, `${line}\n${stdout}`).toBe("200")
+    }
   })
 })
 
