@@ -1,5 +1,5 @@
-import type { IncomingMessage, ServerResponse } from "node:http"
-import { InternalError, PayloadTooLarge, type ServeError, ServiceUnavailable } from "../domain/errors.js"
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
+import { InternalError, PayloadTooLarge, type ServeError, ServiceUnavailable, ValidationError } from "../domain/errors.js"
 import type { ServeHandler, ServeResponse } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
@@ -47,11 +47,26 @@ const readBody = (req: IncomingMessage, limit: number): Promise<string> =>
 
 const write = (res: ServerResponse, response: ServeResponse, close: boolean): void => {
   if (close) res.setHeader("connection", "close")
-  res.writeHead(response.status, response.headers)
+  try {
+    res.writeHead(response.status, response.headers)
+  } catch (error) {
+    // node:http refuses some statuses and header values (a ServeHttpError with status 99, a CR or LF
+    // a handler put into ctx.setHeader); thrown here, that would end the process. It is a 500 instead.
+    console.error("[queryserve] node:http refused the response; answering 500 instead", error)
+    const fallback = adapterErrorResponse(new InternalError({ cause: error }), res.req.headers)
+    // The refused attempt already set a status message; name the 500 explicitly.
+    res.writeHead(fallback.status, STATUS_CODES[fallback.status], fallback.headers)
+    return void res.end(fallback.body)
+  }
   res.end(response.body ?? undefined)
 }
 
 const shuttingDown = new ServiceUnavailable({ message: "The server is shutting down" })
+
+const missingHost = new ValidationError({
+  message: "An HTTP/1.1 request needs a Host header",
+  issues: [{ path: ["headers", "host"], message: "Required" }]
+})
 
 const clientClosed = (): DOMException => new DOMException("The client closed the connection", "AbortError")
 
@@ -107,6 +122,8 @@ export const makeNodeListener = (
       if (gate.draining) return write(res, adapterErrorResponse(shuttingDown, req.headers), true)
       gate.enter()
     }
+    // RFC 9112 requires Host; startNodeServer leaves this check to us, as node:http's own answers a bare 400.
+    if (req.headers.host === undefined && req.httpVersionMinor === 1) return fail(req, res, missingHost, true)
     if (!hasBody(req)) return dispatch(req, res, undefined)
     // A framework in front (Express body parsers, serverless runtimes) may have read the body already.
     if (req.readableEnded) return dispatch(req, res, (req as { body?: unknown }).body)

@@ -5,6 +5,8 @@ import type { ServeHandler } from "../domain/http.js"
 import { startClusterPrimary, stopOnPrimaryRequest } from "./cluster.js"
 import { DEFAULT_REQUEST_TIMEOUT } from "./deadlines.js"
 import { makeNodeListener, type RequestGate } from "./node.js"
+import { keepServingThroughUncaughtErrors } from "./processErrors.js"
+import { answerProtocolErrors } from "./protocolErrors.js"
 import {
   DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,
   type NodeServerOptions,
@@ -70,22 +72,27 @@ const startSingleServer = async (handler: ServeHandler, options: NodeServerOptio
   // Node's own limits against slow clients: the whole request (408) and its headers must arrive in time.
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT
   const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout || Infinity)
+  const listener = makeNodeListener(handler, options, drain)
   const server = createServer(
     {
       requestTimeout,
       headersTimeout,
       // Node checks both every 30 s by default, too coarse for a 10 s headers timeout.
-      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.round(headersTimeout / 4)))
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.round(headersTimeout / 4))),
+      // The listener checks Host itself, so that a request without one gets the ErrorEnvelope too.
+      requireHostHeader: false
     },
-    makeNodeListener(handler, options, drain)
+    listener
   )
   server.keepAliveTimeout = options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT
+  answerProtocolErrors(server, listener)
   const port = await listen(server, resolvePort(options.port), hostname)
 
   let stopped: Promise<void> | undefined
   const closed = new Promise<void>((resolve) => server.once("close", () => resolve()))
   const stop = (): Promise<void> => (stopped ??= gracefulStop())
   const unsubscribeSignals = options.handleSignals === false ? undefined : stopOnShutdownSignal(stop)
+  if (options.handleUncaughtErrors !== false) void closed.then(keepServingThroughUncaughtErrors())
   const unsubscribePrimary = cluster.isWorker ? stopOnPrimaryRequest(stop) : undefined
 
   const gracefulStop = async (): Promise<void> => {

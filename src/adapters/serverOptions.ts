@@ -14,6 +14,12 @@ export interface NodeServerOptions extends NodeHandlerOptions {
   readonly keepAliveTimeout?: number
   /** Drain and stop on SIGTERM/SIGINT (default true). */
   readonly handleSignals?: boolean
+  /**
+   * While the server runs, log uncaught exceptions and unhandled promise rejections and keep serving
+   * (default true), unless the application listens for them itself. false leaves Node's default: the
+   * process exits.
+   */
+  readonly handleUncaughtErrors?: boolean
   /** Run this many processes with node:cluster, sharing the port (default 1: this process only). */
   readonly workers?: number
 }

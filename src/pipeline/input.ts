@@ -5,7 +5,38 @@ import { parseQueryString } from "../domain/queryString.js"
 
 const dropPrototypeKeys = (key: string, value: unknown): unknown => (key === "__proto__" ? undefined : value)
 
+/**
+ * Deepest accepted nesting of a JSON body. Validators, their error messages and handlers walk input
+ * recursively: a body 10,000 levels deep would overflow their stack and answer 500 instead of 400.
+ */
+export const MAX_JSON_DEPTH = 512
+
+/** Whether arrays and objects in `text` nest deeper than MAX_JSON_DEPTH; brackets inside strings do not count. */
+const nestsTooDeep = (text: string): boolean => {
+  // Each level takes at least two characters: shorter texts cannot get there.
+  if (text.length <= 2 * MAX_JSON_DEPTH) return false
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (inString) {
+      if (code === 0x5c /* \ */) i++
+      else if (code === 0x22 /* " */) inString = false
+    } else if (code === 0x22) inString = true
+    else if (code === 0x5b /* [ */ || code === 0x7b /* { */) {
+      if (++depth > MAX_JSON_DEPTH) return true
+    } else if (code === 0x5d /* ] */ || code === 0x7d /* } */) depth--
+  }
+  return false
+}
+
 const parseJson = (text: string): unknown => {
+  if (nestsTooDeep(text)) {
+    throw new ValidationError({
+      message: "Request body is nested too deeply",
+      issues: [{ path: ["body"], message: `Arrays and objects may nest at most ${MAX_JSON_DEPTH} levels deep` }]
+    })
+  }
   try {
     // The reviver is slow; only pay for it when a body could smuggle a prototype key.
     return text.includes("__proto__") ? JSON.parse(text, dropPrototypeKeys) : JSON.parse(text)
