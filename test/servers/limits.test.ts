@@ -170,3 +170,27 @@ describe("slow clients", () => {
     }
   })
 })
+
+describe("listening address", () => {
+  it("comes from PORT and HOST when the options leave it out", async () => {
+    const saved = { PORT: process.env.PORT, HOST: process.env.HOST }
+    process.env.PORT = "0"
+    process.env.HOST = "127.0.0.1"
+    try {
+      const server = await defineServe({ queries: { ping: () => "pong" } }).start({ handleSignals: false })
+      try {
+        expect(server.hostname).toBe("127.0.0.1")
+        expect(server.port).toBeGreaterThan(0)
+        expect(server.url).toBe(`http://127.0.0.1:${server.port}`)
+        expect(await (await fetch(`${server.url}/api/analytics/ping`)).json()).toBe("pong")
+      } finally {
+        await server.stop()
+      }
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name]
+        else process.env[name] = value
+      }
+    }
+  })
+})
