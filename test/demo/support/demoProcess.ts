@@ -33,6 +33,7 @@ export const startDemo = (rows: number, timeoutMs = 60_000): Promise<DemoProcess
     return exited
   }
   return new Promise((resolve, reject) => {
+    let isReady = false
     const timer = setTimeout(() => fail(new Error(`the demo was not ready within ${timeoutMs} ms:\n${output}`)), timeoutMs)
     const fail = (error: Error) => {
       clearTimeout(timer)
@@ -41,14 +42,18 @@ export const startDemo = (rows: number, timeoutMs = 60_000): Promise<DemoProcess
     }
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
-      const ready = READY.exec(output)
+      if (isReady) return
+      const readyLine = READY.exec(output)
       const baseUrl = BASE_URL.exec(output)?.[1]
-      if (ready === null || baseUrl === undefined) return
+      if (readyLine === null || baseUrl === undefined) return
+      isReady = true
       clearTimeout(timer)
-      resolve({ child, baseUrl, readyMs: Number(ready[1]), output: () => output, stop })
+      resolve({ child, baseUrl, readyMs: Number(readyLine[1]), output: () => output, stop })
     }
     child.stdout!.on("data", onData)
     child.stderr!.on("data", onData)
-    void exited.then((code) => fail(new Error(`the demo exited with ${code} before it was ready:\n${output}`)))
+    void exited.then((code) => {
+      if (!isReady) fail(new Error(`the demo exited with ${code} before it was ready:\n${output}`))
+    })
   })
 }
