@@ -80,6 +80,22 @@ describe.each([true, false])("toHttpApp mounted with HttpRouter.mountApp (includ
   })
 })
 
+describe("toHttpApp as the whole server", () => {
+  it("serves every route of the API", async () => {
+    const runtime = ManagedRuntime.make(
+      HttpServer.serve(toHttpApp(api)).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))
+    )
+    try {
+      const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+      const base = `http://127.0.0.1:${(address as unknown as AddressInfo).port}/api/analytics`
+      expect(await (await fetch(`${base}/hello?name=all`)).json()).toEqual({ message: "hello all" })
+      expect((await fetch(`${base}/openapi.json`)).status).toBe(200)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+})
+
 describe("toHttpApp and interruption", () => {
   it("aborts ctx.signal when the client goes away", async () => {
     seen.aborted = false
