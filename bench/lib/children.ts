@@ -12,6 +12,8 @@ import { fileURLToPath } from "node:url";
 
 const BENCH_DIR = fileURLToPath(new URL("../", import.meta.url));
 const ROOT_DIR = fileURLToPath(new URL("../../", import.meta.url));
+/** Without tsconfig.json's `paths` alias, `queryserve` resolves to the built dist/ (see bench/tsconfig.json). */
+const TSCONFIG = `${BENCH_DIR}tsconfig.json`;
 
 const live = new Set<ChildProcess>();
 
@@ -92,7 +94,7 @@ export const spawnBench = (relative: string, env: Readonly<Record<string, string
     const t0 = performance.now();
     const child = spawn(process.execPath, ["--import", "tsx", `${BENCH_DIR}${relative}`], {
       cwd: ROOT_DIR,
-      env: { ...process.env, ...env, BENCH_PARENT: "1", NODE_ENV: "production" },
+      env: { ...process.env, ...env, BENCH_PARENT: "1", NODE_ENV: "production", TSX_TSCONFIG_PATH: TSCONFIG },
       stdio: ["pipe", "pipe", "pipe"],
       detached: true,
     });

@@ -4,7 +4,6 @@
  * Reads PORT (default 3000) and HOST (default 127.0.0.1), starts the server,
  * checks its answers (verifyServer), then prints one protocol line on stdout:
  *   ready <port>      listening and verified
- *   skip <reason>     this peer cannot run here (e.g. queryserve API missing); exit 3
  *   fail <reason>     it started but answers wrongly, or crashed; exit 1
  * It stops on SIGTERM/SIGINT, and when started by bench/run.ts (BENCH_PARENT=1)
  * also when its stdin closes, so a killed orchestrator leaves no server behind.
@@ -21,11 +20,6 @@ export interface ServerSpec {
   start(port: number, host: string): Promise<RunningServer>;
   /** Extra in-process check after verifyServer; returns why it failed, or undefined. */
   afterVerify?(): string | undefined;
-}
-
-/** Thrown by a start function when the peer cannot run in this checkout. */
-export class SkipServer extends Error {
-  override readonly name = "SkipServer";
 }
 
 const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim();
@@ -63,11 +57,6 @@ export const runServer = async (spec: ServerSpec): Promise<void> => {
   try {
     running = await spec.start(port, host);
   } catch (error) {
-    if (error instanceof SkipServer) {
-      process.stdout.write(`skip ${oneLine(error.message)}\n`);
-      shutdown(3);
-      return;
-    }
     process.stdout.write(`fail ${spec.name} did not start: ${oneLine(describe(error))}\n`);
     shutdown(1);
     return;

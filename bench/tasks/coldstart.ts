@@ -2,7 +2,7 @@
  * Cold start, run by bench/run.ts in a fresh `node --import tsx` process:
  * import the server library, define 100 queries, start on PORT, answer the
  * first request (and check its body). Prints `result <json>` with the phases
- * in ms since process start, or `skip <reason>`.
+ * in ms since process start, or `fail <reason>`.
  * COLD_TARGET=queryserve (default) | raw (node:http baseline: node + tsx alone).
  */
 import { performance } from "node:perf_hooks";
@@ -43,19 +43,19 @@ const main = async (): Promise<void> => {
     tListen = performance.now();
     stop = () => new Promise<void>((resolve) => server.close(() => resolve()));
   } else {
-    const { loadQueryserve, revenueQuery, startBuilder } = await import("../lib/queryserve.js");
+    const { defineServe } = await import("queryserve");
+    const { revenueQuery } = await import("../lib/queryserve.js");
     const { Schema } = await import("effect");
     const { REGIONS } = await import("../lib/fixture.js");
-    const qs = await loadQueryserve();
     tImport = performance.now();
     const input = Schema.Struct({ region: Schema.Literal(...REGIONS) });
-    const queries: Record<string, unknown> = {};
+    const queries: Record<string, { inputSchema: typeof input; query: typeof revenueQuery; summary: string; tags: string[] }> = {};
     for (let i = 0; i < QUERY_COUNT; i++) {
       queries[`q${i}`] = { inputSchema: input, query: revenueQuery, summary: `Query ${i}`, tags: [`t${i % 10}`] };
     }
-    const builder: unknown = qs.defineServe({ queries });
+    const builder = defineServe({ queries });
     tDefine = performance.now();
-    const running = await startBuilder(builder, { port, hostname: host });
+    const running = await builder.start({ port, hostname: host });
     tListen = performance.now();
     stop = () => running.stop();
   }
@@ -82,8 +82,7 @@ const main = async (): Promise<void> => {
 };
 
 main().catch((error: unknown) => {
-  const name = error instanceof Error ? error.name : "";
   const message = error instanceof Error ? error.message : String(error);
-  emit(`${name === "SkipServer" ? "skip" : "fail"} ${message.replace(/\s+/g, " ")}`);
-  process.exit(name === "SkipServer" ? 3 : 1);
+  emit(`fail ${message.replace(/\s+/g, " ")}`);
+  process.exit(1);
 });
