@@ -64,22 +64,25 @@ const alternatives = (schema: JsonSchema, root: JsonSchema, depth = 0): Readonly
 const typeOfValue = (value: unknown): JsonType =>
   value === null ? "null" : Array.isArray(value) ? "array" : (typeof value as JsonType)
 
-/** The JSON types of one alternative: its `type`, else those of its `const`/`enum` values. */
-const ownTypes = (schema: JsonSchema): ReadonlyArray<JsonType> => {
+/**
+ * The JSON types of one alternative: its `type`, else those of its `const`/`enum` values, else those
+ * of its first `allOf` part (followed through `$ref`: Effect writes refinements as `allOf` of a ref).
+ */
+const ownTypes = (schema: JsonSchema, root: JsonSchema): ReadonlyArray<JsonType> => {
   const type = schema.type
   if (typeof type === "string") return [type as JsonType]
   if (Array.isArray(type)) return type as ReadonlyArray<JsonType>
   if ("const" in schema) return [typeOfValue(schema.const)]
   if (Array.isArray(schema.enum)) return schema.enum.map(typeOfValue)
-  const allOf = subschemas(schema, "allOf")
-  return allOf.length > 0 && isSchema(allOf[0]) ? ownTypes(allOf[0]) : []
+  const first = subschemas(schema, "allOf")[0]
+  return first !== undefined && isSchema(first) ? ownTypes(dereference(first, root), root) : []
 }
 
 /** Every JSON type a schema admits; empty when it does not say (anything goes). */
 export const typesOf = (schema: JsonSchema, root: JsonSchema): ReadonlySet<JsonType> => {
   const types = new Set<JsonType>()
   for (const alternative of alternatives(schema, root)) {
-    const own = ownTypes(dereference(alternative, root))
+    const own = ownTypes(dereference(alternative, root), root)
     if (own.length === 0) return new Set()
     for (const type of own) types.add(type)
   }

@@ -61,6 +61,12 @@ describe("query-string coercion driven by the input's JSON Schema", () => {
     expect(bodyOf(response)).toEqual({ page: 2, size: 50 })
   })
 
+  it("follows a $ref inside allOf: a refined Int with a default is still coerced", async () => {
+    const Limited = Schema.Struct({ limit: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 100)), { default: () => 10 }) })
+    expect(bodyOf(await echo(Limited).handler(get("/api/analytics/echo", { limit: "3" })))).toEqual({ limit: 3 })
+    expect(bodyOf(await echo(Limited).handler(get("/api/analytics/echo", {})))).toEqual({ limit: 10 })
+  })
+
   it("coerces DELETE query strings and form bodies, but never JSON bodies", async () => {
     const schema = Schema.Struct({ limit: Schema.Number })
     expect(bodyOf(await echo(schema, "DELETE").handler({ ...get("/api/analytics/echo", { limit: "3" }), method: "DELETE" })))
