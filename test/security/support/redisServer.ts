@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { createServer } from "node:net"
+import { freePort } from "../../support/freePort.js"
 
 /** A redis-server child on a loopback port, for tests. */
 export interface RedisServer {
@@ -24,16 +24,6 @@ export const redisUnavailable = (): string | undefined => {
   console.warn(reason)
   return reason
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      probe.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
-    })
-  })
 
 const launch = (port: number): Promise<ChildProcess> =>
   new Promise((resolve, reject) => {
