@@ -1,0 +1,3 @@
+import { faultSuite } from "./support/faults.js"
+
+faultSuite({ perFault: 200 })

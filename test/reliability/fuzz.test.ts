@@ -1,0 +1,3 @@
+import { fuzzSuite } from "./support/fuzz.js"
+
+fuzzSuite({ requests: 10_000 })

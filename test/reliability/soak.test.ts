@@ -1,0 +1,3 @@
+import { soakSuite } from "./support/soak.js"
+
+soakSuite({ seconds: 60, warmUpSeconds: 10 })

@@ -1,0 +1,3 @@
+import { tenantMatrixSuite } from "./support/tenantMatrix.js"
+
+tenantMatrixSuite({ rounds: 20 })
