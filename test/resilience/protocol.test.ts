@@ -79,6 +79,17 @@ describe("requests node:http refuses before any listener runs get the envelope a
     expect((await send("GET /api/analytics/ping HTTP/1.0\r\n\r\n")).status).toBe(200)
   })
 
+  it("headers not received within headersTimeout: 408 VALIDATION_ERROR", async () => {
+    const slow = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, handleUncaughtErrors: false, headersTimeout: 200 })
+    try {
+      const outcome = await exchange(slow.port, "GET /api/analytics/ping HTTP/1.1\r\nHost: t\r\n", { headRequest: false, timeoutMs: 5_000 })
+      expect(outcome.answered).toBe(true)
+      if (outcome.answered) expectEnvelope(outcome.response, 408, "VALIDATION_ERROR", "The request was not received in time")
+    } finally {
+      await slow.stop()
+    }
+  })
+
   it("CONNECT: 404 NOT_FOUND instead of a dropped connection", async () => {
     const response = await send("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
     expectEnvelope(response, 404, "NOT_FOUND", "No route for CONNECT example.com:443")

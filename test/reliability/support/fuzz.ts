@@ -91,7 +91,8 @@ export const fuzzSuite = ({ requests }: FuzzSize): void => {
     let target: Target
     let tokens: Tokens
     beforeAll(async () => {
-      ;[target, tokens] = await Promise.all([startTarget(), signTokens()])
+      // A quota low enough that some answers are 429s.
+      ;[target, tokens] = await Promise.all([startTarget({ rateLimitPerSecond: 5 }), signTokens()])
     })
     afterAll(() => target?.stop())
 
@@ -108,6 +109,7 @@ export const fuzzSuite = ({ requests }: FuzzSize): void => {
         figure(
           `fuzz: ${tally.requests} requests, ${target.crashes} crashes, ${tally.count("lost")} lost, ` +
             `${tally.count("undocumented status")} undocumented statuses, ${tally.count("bad envelope")} bad envelopes, ` +
+            `${tally.count("bad success body")} bad success bodies, ` +
             `${tally.count("leak")} leaks, ${tally.count("bad request id")} bad request ids (statuses: ${statuses})`
         )
         if (tally.examples.length > 0) console.log(tally.examples.join("\n"))

@@ -40,7 +40,7 @@ const INTERNALS = [
 /** The whole body of every unexpected failure: nothing about its cause. */
 const INTERNAL_ERROR_BODY = JSON.stringify({ error: { type: "INTERNAL_SERVER_ERROR", message: "An unexpected error occurred" } })
 
-export type Violation = "lost" | "undocumented status" | "bad envelope" | "leak" | "bad request id"
+export type Violation = "lost" | "undocumented status" | "bad envelope" | "bad success body" | "leak" | "bad request id"
 
 export interface Expectation {
   readonly headRequest: boolean
@@ -71,10 +71,26 @@ const leaks = (response: RawResponse, sent: string): boolean =>
   (response.status === 500 && response.body !== "" && response.body !== INTERNAL_ERROR_BODY) ||
   INTERNALS.some((pattern) => pattern.test(response.body) && !pattern.test(sent))
 
+/** Headers the error mapping promises with some statuses. */
+const REQUIRED_ERROR_HEADERS: ReadonlyMap<number, string> = new Map([[405, "allow"], [429, "retry-after"]])
+
 const envelopeProblem = (response: RawResponse, headRequest: boolean): boolean => {
   if (response.status < 400) return false
   if (header(response, "content-type")?.startsWith("application/json") !== true) return true
+  const required = REQUIRED_ERROR_HEADERS.get(response.status)
+  if (required !== undefined && !response.headers.has(required)) return true
   return !headRequest && !isErrorEnvelope(parseJson(response.body))
+}
+
+/** A 200's JSON or NDJSON body must parse. */
+const successBodyProblem = (response: RawResponse, headRequest: boolean): boolean => {
+  if (response.status !== 200 || headRequest) return false
+  const contentType = header(response, "content-type") ?? ""
+  if (contentType.startsWith("application/json")) return parseJson(response.body) === undefined
+  if (contentType.startsWith("application/x-ndjson")) {
+    return response.body.split("\n").some((line) => line !== "" && parseJson(line) === undefined)
+  }
+  return false
 }
 
 const requestIdProblem = (response: RawResponse, echoed: string | undefined): boolean => {
@@ -90,6 +106,7 @@ export const violations = (outcome: RawOutcome, expectation: Expectation): Reado
   const found: Array<Violation> = []
   if (!DOCUMENTED_STATUSES.has(response.status)) found.push("undocumented status")
   if (envelopeProblem(response, expectation.headRequest)) found.push("bad envelope")
+  if (successBodyProblem(response, expectation.headRequest)) found.push("bad success body")
   if (leaks(response, expectation.sent)) found.push("leak")
   if (requestIdProblem(response, expectation.echoedRequestId)) found.push("bad request id")
   return found
