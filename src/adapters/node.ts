@@ -47,6 +47,9 @@ const readBody = (req: IncomingMessage, limit: number): Promise<string> =>
 
 const write = (res: ServerResponse, response: ServeResponse, close: boolean): void => {
   if (close) res.setHeader("connection", "close")
+  // Without a length node:http answers chunked (writeHead fixes the framing before `end` sees the
+  // body). The pipeline builds a fresh header object per response, so it is completed in place.
+  if (response.body !== null) response.headers["content-length"] = String(Buffer.byteLength(response.body))
   try {
     res.writeHead(response.status, response.headers)
   } catch (error) {
