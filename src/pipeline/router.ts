@@ -1,26 +1,28 @@
 import type { HttpMethod } from "../domain/http.js"
 
 /**
- * Exact `METHOD path` lookup in a Map; HEAD falls back to GET. Also knows which methods a path
+ * Exact lookup by method, then path; HEAD falls back to GET. Also knows which methods a path
  * has, so a known path asked with another method answers 405 with `Allow`.
  */
 export class Router<A> {
-  private readonly byRoute = new Map<string, A>()
+  /** method → path → value: two lookups, no `METHOD path` string built per request. */
+  private readonly byMethod = new Map<string, Map<string, A>>()
   private readonly methodsByPath = new Map<string, Array<HttpMethod>>()
 
   add(method: HttpMethod, path: string, value: A): void {
-    const key = `${method} ${path}`
-    if (this.byRoute.has(key)) throw new Error(`Duplicate route ${key}`)
-    this.byRoute.set(key, value)
+    let byPath = this.byMethod.get(method)
+    if (byPath === undefined) this.byMethod.set(method, (byPath = new Map()))
+    if (byPath.has(path)) throw new Error(`Duplicate route ${method} ${path}`)
+    byPath.set(path, value)
     const methods = this.methodsByPath.get(path)
     if (methods === undefined) this.methodsByPath.set(path, [method])
     else methods.push(method)
   }
 
   find(method: string, path: string): A | undefined {
-    const found = this.byRoute.get(`${method} ${path}`)
+    const found = this.byMethod.get(method)?.get(path)
     if (found !== undefined || method !== "HEAD") return found
-    return this.byRoute.get(`GET ${path}`)
+    return this.byMethod.get("GET")?.get(path)
   }
 
   /** Methods served on `path` (with HEAD where GET is), or undefined for an unknown path. */
