@@ -1,4 +1,5 @@
 import type { MaybePromise } from "./maybePromise.js"
+import { TransportRequest } from "./transportRequest.js"
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS"
 
@@ -52,7 +53,8 @@ export const getHeader = (request: Pick<ServeRequest, "headers">, name: string):
   const lower = name.toLowerCase()
   // Node and fetch adapters already hand over lower-case names: try the fast exact read first.
   let value = headers[lower]
-  if (value === undefined) {
+  // A miss in an adapter's map is final; only hand-built requests may spell names otherwise.
+  if (value === undefined && !(request instanceof TransportRequest)) {
     for (const key of Object.keys(headers)) {
       if (key.toLowerCase() === lower) {
         value = headers[key]

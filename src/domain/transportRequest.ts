@@ -6,6 +6,8 @@ import type { HeaderMap, QueryParams, ServeRequest } from "./http.js"
  * more than the rest of a small request, so the signal exists only once someone reads it (a handler
  * through `ctx.signal`, or an Effect handler being run). Until then an abort is only recorded, and
  * the pipeline learns about an expired deadline through `onExpire`, which creates nothing.
+ * Its `headers` have lower-case names (node:http, fetch `Headers` and @effect/platform all give them
+ * so), which lets `getHeader` stop at the exact read.
  */
 export class TransportRequest implements ServeRequest {
   private controller: AbortController | undefined = undefined
