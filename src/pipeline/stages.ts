@@ -1,6 +1,6 @@
 import type { ServeAuthContext } from "../domain/config.js"
 import type { ServeDefinition } from "../domain/definition.js"
-import { andThen, type MaybePromise } from "../domain/maybePromise.js"
+import { andThen, isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
 import type { AuthenticatorService } from "../services/Authenticator.js"
 import type { TenantIsolationService } from "../services/TenantIsolation.js"
 import type { RequestContext } from "./context.js"
@@ -18,7 +18,7 @@ export interface PresetInputs {
 
 /**
  * The stages between routing and the middleware chain, one function each, in SPEC.md's order.
- * `runStages` chains them directly; the traced runner (tracing.ts) runs each in its own span.
+ * `EndpointStages` chains them directly; the traced runner (tracing.ts) runs each in its own span.
  */
 export interface StageSteps {
   /** The caller: the strategies in order, or the `auth` an in-process call presets. */
@@ -71,22 +71,42 @@ export const makeStageSteps = (
 }
 
 /**
- * Stages after routing: authentication → guards → tenant → validation → context → middlewares and
- * handler (`chain`) → output encoding. Synchronous for as long as every step is.
+ * Stages after routing for one endpoint, built once at compile time: authentication → guards →
+ * tenant → validation → context → middlewares and handler (`chain`) → output encoding. Synchronous
+ * for as long as every step is, and then without a closure per request: a continuation is only
+ * created where a step returned a promise.
  */
-export const runStages = (
-  steps: StageSteps,
-  plan: EndpointPlan,
-  chain: ContextHandler,
-  ctx: RequestContext,
-  preset: PresetInputs | undefined
-): MaybePromise<unknown> =>
-  andThen(steps.authenticate(plan, ctx, preset), (caller) => {
+export class EndpointStages {
+  constructor(
+    private readonly steps: StageSteps,
+    private readonly plan: EndpointPlan,
+    private readonly chain: ContextHandler
+  ) {}
+
+  run(ctx: RequestContext, preset: PresetInputs | undefined): MaybePromise<unknown> {
+    const caller = this.steps.authenticate(this.plan, ctx, preset)
+    return isPromiseLike(caller)
+      ? caller.then((resolved) => this.afterAuthentication(ctx, preset, resolved))
+      : this.afterAuthentication(ctx, preset, caller)
+  }
+
+  private afterAuthentication(ctx: RequestContext, preset: PresetInputs | undefined, caller: ServeAuthContext | null) {
     ctx.auth = caller
-    steps.authorize(plan, ctx)
-    steps.isolateTenant(plan, ctx)
-    return andThen(steps.validate(plan, ctx, preset), (input) => {
-      ctx.input = input
-      return andThen(steps.provideContext(plan, ctx, preset), () => andThen(chain(ctx.asServeContext()), plan.output.encode))
-    })
-  })
+    this.steps.authorize(this.plan, ctx)
+    this.steps.isolateTenant(this.plan, ctx)
+    const input = this.steps.validate(this.plan, ctx, preset)
+    return isPromiseLike(input)
+      ? input.then((decoded) => this.afterValidation(ctx, preset, decoded))
+      : this.afterValidation(ctx, preset, input)
+  }
+
+  private afterValidation(ctx: RequestContext, preset: PresetInputs | undefined, input: unknown): MaybePromise<unknown> {
+    ctx.input = input
+    const provided = this.steps.provideContext(this.plan, ctx, preset)
+    return provided === undefined ? this.runChain(ctx) : andThen(provided, () => this.runChain(ctx))
+  }
+
+  private runChain(ctx: RequestContext): MaybePromise<unknown> {
+    return andThen(this.chain(ctx.asServeContext()), this.plan.output.encode)
+  }
+}

@@ -41,7 +41,7 @@ const invokeHandler = (plan: EndpointPlan, ctx: RequestContext): Effect.Effect<u
   })
 
 /**
- * The same stages as `runStages`, each in an Effect span named for it (`queryserve.authenticate`,
+ * The same stages as `EndpointStages`, each in an Effect span named for it (`queryserve.authenticate`,
  * `.guards`, `.tenant`, `.validate`, `.context`, `.middleware` when there are middlewares, `.handler`,
  * `.output`) under one `queryserve.request` span, with the request id and query key as attributes.
  * Only used when tracing is on: it costs an Effect run per request.

@@ -11,13 +11,13 @@ import { settleBeforeDeadline } from "../pipeline/deadline.js"
 import { FORMAT_SUFFIXES, negotiateFormat, type Representation } from "../pipeline/formats.js"
 import { type EffectRunner, makeEffectRunner, settle } from "../pipeline/invoke.js"
 import { type ExecutionRecord, Lifecycle } from "../pipeline/lifecycle.js"
-import { composeMiddlewares, type ContextHandler } from "../pipeline/middleware.js"
+import { composeMiddlewares } from "../pipeline/middleware.js"
 import { type ShapedOutput, shapeOutput } from "../pipeline/output.js"
 import { errorResponse, finishHeaders, type Settled, toResponse } from "../pipeline/respond.js"
 import { compileRoutes, type EndpointPlan, type RoutePlan } from "../pipeline/plan.js"
 import { resolveRequestId } from "../pipeline/requestId.js"
 import { normalizePath, Router } from "../pipeline/router.js"
-import { makeStageSteps, runStages } from "../pipeline/stages.js"
+import { EndpointStages, makeStageSteps } from "../pipeline/stages.js"
 import { tracedStages, tracingEnabled } from "../pipeline/tracing.js"
 import { Authenticator, type AuthenticatorService } from "./Authenticator.js"
 import { QueryLogger, type ServeQueryLogger } from "./QueryLogger.js"
@@ -60,7 +60,7 @@ interface Stages {
 
 interface CompiledEndpoint {
   readonly plan: EndpointPlan
-  readonly chain: ContextHandler
+  readonly stages: EndpointStages
 }
 
 /** An endpoint route (a `.csv`/`.ndjson` one answers in its fixed representation), or a static one. */
@@ -89,10 +89,8 @@ export const makePipeline = (
       let compiled = byKey.get(route.endpoint.info.key)
       if (compiled === undefined) {
         const plan = route.endpoint
-        compiled = {
-          plan,
-          chain: composeMiddlewares(plan.middlewares, (ctx) => settle(plan.invoke(ctx.input, ctx), ctx, runEffect))
-        }
+        const chain = composeMiddlewares(plan.middlewares, (ctx) => settle(plan.invoke(ctx.input, ctx), ctx, runEffect))
+        compiled = { plan, stages: new EndpointStages(steps, plan, chain) }
         byKey.set(plan.info.key, compiled)
       }
       next.add(route.method, route.path, { endpoint: compiled })
@@ -110,7 +108,31 @@ export const makePipeline = (
   }
   compile()
 
-  /** Runs an endpoint and reports it to the lifecycle; never throws. */
+  /** The handler's value shaped for the wire (a value the format cannot hold fails) and reported. */
+  const succeed = (
+    compiled: CompiledEndpoint,
+    ctx: RequestContext,
+    record: ExecutionRecord | undefined,
+    representation: Representation | undefined,
+    value: unknown
+  ): Settled => {
+    let output: ShapedOutput
+    try {
+      output = shapeOutput(compiled.plan, ctx, value, representation)
+    } catch (thrown) {
+      return fail(ctx, record, thrown)
+    }
+    if (record !== undefined) lifecycle.completed(record, ctx.input, output.status, value)
+    return { ok: true, value, ctx, output }
+  }
+
+  const fail = (ctx: RequestContext, record: ExecutionRecord | undefined, thrown: unknown): Settled => {
+    const error = toServeError(thrown)
+    if (record !== undefined) lifecycle.failed(record, ctx.input, toErrorResponse(error).status, error)
+    return { ok: false, error, ctx }
+  }
+
+  /** Runs an endpoint and reports it to the lifecycle; never throws. Closures only on the async path. */
   const execute = (
     compiled: CompiledEndpoint,
     request: ServeRequest,
@@ -119,9 +141,8 @@ export const makePipeline = (
     representation: Representation | undefined
   ): MaybePromise<Settled> => {
     const ctx = new RequestContext(request, requestId, compiled.plan.info, null)
-    const observed = lifecycle.observed()
     let record: ExecutionRecord | undefined
-    if (observed) {
+    if (lifecycle.observed()) {
       record = {
         requestId,
         endpoint: compiled.plan.info,
@@ -133,29 +154,21 @@ export const makePipeline = (
       }
       lifecycle.started(record)
     }
-    const succeed = (value: unknown): Settled => {
-      let output: ShapedOutput
-      try {
-        output = shapeOutput(compiled.plan, ctx, value, representation)
-      } catch (thrown) {
-        return fail(thrown)
-      }
-      if (record !== undefined) lifecycle.completed(record, ctx.input, output.status, value)
-      return { ok: true, value, ctx, output }
-    }
-    const fail = (thrown: unknown): Settled => {
-      const error = toServeError(thrown)
-      if (record !== undefined) lifecycle.failed(record, ctx.input, toErrorResponse(error).status, error)
-      return { ok: false, error, ctx }
-    }
+    let result: MaybePromise<unknown>
     try {
-      const result = tracing
+      result = tracing
         ? runEffect(tracedStages(steps, compiled.plan, ctx, options), ctx.signal)
-        : runStages(steps, compiled.plan, compiled.chain, ctx, options)
-      return isPromiseLike(result) ? settleBeforeDeadline(result, request, succeed, fail) : succeed(result)
+        : compiled.stages.run(ctx, options)
     } catch (thrown) {
-      return fail(thrown)
+      return fail(ctx, record, thrown)
     }
+    if (!isPromiseLike(result)) return succeed(compiled, ctx, record, representation, result)
+    return settleBeforeDeadline(
+      result,
+      request,
+      (value) => succeed(compiled, ctx, record, representation, value),
+      (thrown) => fail(ctx, record, thrown)
+    )
   }
 
   const handle = (request: ServeRequest): MaybePromise<ServeResponse> => {
