@@ -1,5 +1,6 @@
 import type { QueryParams } from "./http.js"
 import { itemsOf, type JsonSchema, type JsonType, objectProperties, typesOf } from "./jsonSchema.js"
+import { emptyRecord } from "./queryString.js"
 
 /**
  * Query strings and form bodies carry only strings. A Coercion turns them into the numbers,
@@ -61,7 +62,7 @@ export const compileCoercion = (schema: JsonSchema | undefined): Coercion | unde
   }
   if (coercions.size === 0) return undefined
   return (params) => {
-    const coerced: Record<string, unknown> = Object.create(null)
+    const coerced = emptyRecord<unknown>()
     for (const name of Object.keys(params)) {
       const value = params[name]!
       const coercion = coercions.get(name)

@@ -1,7 +1,7 @@
 import type { QueryParams, ServeRequest } from "../domain/http.js"
 import { getHeader } from "../domain/http.js"
 import { ValidationError } from "../domain/errors.js"
-import { parseQueryString } from "../domain/queryString.js"
+import { emptyRecord, parseQueryString } from "../domain/queryString.js"
 
 const dropPrototypeKeys = (key: string, value: unknown): unknown => (key === "__proto__" ? undefined : value)
 
@@ -55,7 +55,7 @@ const bodyText = (body: unknown): string | undefined => {
   return undefined
 }
 
-const emptyQuery = (): QueryParams => Object.create(null) as QueryParams
+const emptyQuery = (): QueryParams => emptyRecord()
 
 /**
  * Where an endpoint's input comes from: the query string for GET/HEAD/DELETE, the body otherwise
