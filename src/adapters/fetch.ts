@@ -1,10 +1,10 @@
 import { InternalError, PayloadTooLarge } from "../domain/errors.js"
-import type { ServeHandler, ServeResponse } from "../domain/http.js"
+import { forwardedAddress, type ServeHandler, type ServeResponse, trustedHopCount } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import { deadlineQueue, deliverInTime } from "./deadlines.js"
-import { adapterErrorResponse, concatBytes, DEFAULT_BODY_LIMIT, firstForwardedHop, payloadTooLarge, type TransportOptions } from "./transport.js"
+import { adapterErrorResponse, concatBytes, DEFAULT_BODY_LIMIT, payloadTooLarge, type TransportOptions } from "./transport.js"
 
 export type FetchHandlerOptions = TransportOptions
 
@@ -48,13 +48,13 @@ const toFetchResponse = (response: ServeResponse): Response =>
 export const createFetchHandler = (handler: ServeHandler, options: FetchHandlerOptions = {}): FetchHandler => {
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const deadlines = deadlineQueue(options.requestTimeout)
-  const trustProxy = options.trustProxy === true
+  const trustedHops = trustedHopCount(options.trustProxy)
 
   const answer = async (request: Request, headers: Record<string, string>): Promise<ServeResponse> => {
     const method = request.method.toUpperCase()
     const body = METHODS_WITHOUT_BODY.has(method) ? undefined : await readBody(request, limit)
     const { path, query } = splitUrl(pathAndQuery(request.url))
-    const remoteAddress = trustProxy ? firstForwardedHop(headers["x-forwarded-for"]) : undefined
+    const remoteAddress = forwardedAddress(headers["x-forwarded-for"], trustedHops)
     const serveRequest = new TransportRequest(method, path, query, headers, body, remoteAddress, request, request.signal)
     const pending = handler(serveRequest)
     return isPromiseLike(pending) ? new Promise((resolve) => deliverInTime(deadlines, serveRequest, pending, resolve)) : pending

@@ -1,6 +1,6 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
 import { InternalError, PayloadTooLarge, type ServeError, ServiceUnavailable, ValidationError } from "../domain/errors.js"
-import type { ServeHandler, ServeResponse } from "../domain/http.js"
+import { forwardedAddress, type ServeHandler, type ServeResponse, trustedHopCount } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
@@ -8,7 +8,6 @@ import { type DeadlineQueue, deadlineQueue, deliverInTime } from "./deadlines.js
 import {
   adapterErrorResponse,
   DEFAULT_BODY_LIMIT,
-  firstForwardedHop,
   payloadTooLarge,
   type TransportOptions
 } from "./transport.js"
@@ -83,7 +82,7 @@ export const makeNodeListener = (
   gate: RequestGate | undefined
 ): NodeListener => {
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
-  const trustProxy = options.trustProxy === true
+  const trustedHops = trustedHopCount(options.trustProxy)
   const deadlines: DeadlineQueue | undefined = deadlineQueue(options.requestTimeout)
 
   /** Writes the one answer of an admitted request; later attempts (a late handler after a 504) are dropped. */
@@ -108,7 +107,7 @@ export const makeNodeListener = (
 
   const dispatch = (req: IncomingMessage, res: ServerResponse, body: unknown): void => {
     const { path, query } = splitUrl(req.url ?? "/")
-    const remoteAddress = (trustProxy ? firstForwardedHop(req.headers["x-forwarded-for"]) : undefined) ?? req.socket.remoteAddress
+    const remoteAddress = forwardedAddress(req.headers["x-forwarded-for"], trustedHops) ?? req.socket.remoteAddress
     const request = new TransportRequest(req.method ?? "GET", path, query, req.headers, body, remoteAddress, req)
     let answer: ReturnType<ServeHandler>
     try {

@@ -10,7 +10,7 @@ export interface TransportOptions {
   /** Milliseconds a handler may take before the answer is 504 and `ctx.signal` aborts (default 30 s; 0 = none). */
   readonly requestTimeout?: number
   /** Take the client address from the first `x-forwarded-for` hop (default false). */
-  readonly trustProxy?: boolean
+  readonly trustProxy?: boolean | number
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
@@ -28,15 +28,6 @@ export const concatBytes = (chunks: ReadonlyArray<Uint8Array>, size: number): Ui
     offset += chunk.byteLength
   }
   return bytes
-}
-
-/** First address of `x-forwarded-for`: the client as the nearest trusted proxy saw it. */
-export const firstForwardedHop = (header: string | ReadonlyArray<string> | undefined): string | undefined => {
-  const value = typeof header === "string" ? header : header?.[0]
-  if (value === undefined) return undefined
-  const comma = value.indexOf(",")
-  const hop = (comma === -1 ? value : value.slice(0, comma)).trim()
-  return hop.length > 0 ? hop : undefined
 }
 
 /** The answer to a failure an adapter detects outside the pipeline (413, 503 while draining, a handler that threw). */

@@ -46,6 +46,22 @@ export const normalizeHeaderMap = (headers: HeaderMap | undefined): Record<strin
   return normalized
 }
 
+/**
+ * The client address behind `trustedHops` proxies: the entry that many places from the right of
+ * `X-Forwarded-For`. Each trusted proxy appends the address it saw, so what a client wrote itself
+ * stays on the left and is never read. Undefined when the header has no such entry.
+ */
+export const forwardedAddress = (header: HeaderValue, trustedHops: number): string | undefined => {
+  if (trustedHops <= 0 || header === undefined) return undefined
+  const hops = (typeof header === "string" ? header : header.join(",")).split(",")
+  const hop = hops[Math.max(0, hops.length - trustedHops)]?.trim()
+  return hop === undefined || hop.length === 0 ? undefined : hop
+}
+
+/** How many proxies a `trustProxy` option trusts: `true` is one. */
+export const trustedHopCount = (trustProxy: boolean | number | undefined): number =>
+  typeof trustProxy === "number" ? trustProxy : trustProxy === true ? 1 : 0
+
 /** Case-insensitive header read; an array value yields its first entry. */
 export const getHeader = (request: Pick<ServeRequest, "headers">, name: string): string | undefined => {
   const headers = request.headers

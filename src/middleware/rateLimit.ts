@@ -1,6 +1,6 @@
 import type { ServeContext, ServeMiddleware } from "../domain/config.js"
 import { RateLimited, ServiceUnavailable } from "../domain/errors.js"
-import { getHeader, type ServeRequest } from "../domain/http.js"
+import { forwardedAddress, getHeader, type ServeRequest, trustedHopCount } from "../domain/http.js"
 import { type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
 import { makeMemoryRateLimitStore } from "../layers/memoryRateLimitStore.js"
 import type { RateLimitStoreService } from "../services/RateLimitStore.js"
@@ -24,19 +24,9 @@ export interface RateLimitOptions {
   readonly failOpen?: boolean
 }
 
-/**
- * The client address: the socket peer, or with `trustedHops` proxies the entry that many places
- * from the right of `X-Forwarded-For` (each trusted proxy appends the address it saw; what the client
- * sent itself stays on the left and is never read).
- */
-const clientAddress = (request: ServeRequest, trustedHops: number): string => {
-  const socketAddress = request.remoteAddress ?? "unknown"
-  if (trustedHops === 0) return socketAddress
-  const forwarded = getHeader(request, "x-forwarded-for")
-  if (forwarded === undefined) return socketAddress
-  const hops = forwarded.split(",")
-  return hops[Math.max(0, hops.length - trustedHops)]?.trim() || socketAddress
-}
+/** The socket peer, or the address `trustedHops` proxies forwarded (see `forwardedAddress`). */
+const clientAddress = (request: ServeRequest, trustedHops: number): string =>
+  forwardedAddress(getHeader(request, "x-forwarded-for"), trustedHops) ?? request.remoteAddress ?? "unknown"
 
 interface WindowState {
   readonly count: number
@@ -52,7 +42,7 @@ export const rateLimit = (options: RateLimitOptions = {}): DocumentedMiddleware 
   const windowMs = options.windowMs ?? 60_000
   const max = options.max ?? 100
   const store = options.store ?? makeMemoryRateLimitStore()
-  const trustedHops = typeof options.trustProxy === "number" ? options.trustProxy : options.trustProxy === true ? 1 : 0
+  const trustedHops = trustedHopCount(options.trustProxy)
   const keyBy = options.keyBy ?? ((ctx: ServeContext) => clientAddress(ctx.request, trustedHops))
   const failOpen = options.failOpen ?? true
   const limit = String(max)

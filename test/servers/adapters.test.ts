@@ -88,7 +88,8 @@ describe("createFetchHandler with real Request objects", () => {
   it("takes the client address from x-forwarded-for only with trustProxy", async () => {
     const request = () => new Request("http://x.test/api/analytics/whoami", { headers: { "x-forwarded-for": "198.51.100.4, 10.0.0.2" } })
     expect(await (await handle(request())).json()).toEqual({ address: null })
-    expect(await (await createFetchHandler(api.handler, { trustProxy: true })(request())).json()).toEqual({ address: "198.51.100.4" })
+    expect(await (await createFetchHandler(api.handler, { trustProxy: true })(request())).json()).toEqual({ address: "10.0.0.2" })
+    expect(await (await createFetchHandler(api.handler, { trustProxy: 2 })(request())).json()).toEqual({ address: "198.51.100.4" })
   })
 })
 

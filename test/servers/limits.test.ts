@@ -138,19 +138,21 @@ describe("client address", () => {
     queries: { whoami: ({ ctx }: { ctx: { request: { remoteAddress?: string } } }) => ({ address: ctx.request.remoteAddress }) }
   })
 
-  it("is the socket's address, and the first x-forwarded-for hop only with trustProxy", async () => {
+  it("is the socket's address; with trustProxy the x-forwarded-for entry each trusted proxy appended", async () => {
     const plain = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false })
-    const proxied = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, trustProxy: true })
+    const oneProxy = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, trustProxy: true })
+    const twoProxies = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, trustProxy: 2 })
     try {
-      const headers = { "x-forwarded-for": "203.0.113.7, 10.0.0.1" }
+      // The client wrote "198.51.100.66" itself; the trusted proxies appended the two on the right.
+      const headers = { "x-forwarded-for": "198.51.100.66, 203.0.113.7, 10.0.0.1" }
       const direct = await (await fetch(`${plain.url}/api/analytics/whoami`, { headers })).json()
       expect(direct).toEqual({ address: "127.0.0.1" })
-      const forwarded = await (await fetch(`${proxied.url}/api/analytics/whoami`, { headers })).json()
-      expect(forwarded).toEqual({ address: "203.0.113.7" })
-      const withoutHeader = await (await fetch(`${proxied.url}/api/analytics/whoami`)).json()
+      expect(await (await fetch(`${oneProxy.url}/api/analytics/whoami`, { headers })).json()).toEqual({ address: "10.0.0.1" })
+      expect(await (await fetch(`${twoProxies.url}/api/analytics/whoami`, { headers })).json()).toEqual({ address: "203.0.113.7" })
+      const withoutHeader = await (await fetch(`${oneProxy.url}/api/analytics/whoami`)).json()
       expect(withoutHeader).toEqual({ address: "127.0.0.1" })
     } finally {
-      await Promise.all([plain.stop(), proxied.stop()])
+      await Promise.all([plain.stop(), oneProxy.stop(), twoProxies.stop()])
     }
   })
 })
