@@ -70,13 +70,13 @@ export type { HttpMethod, ServeHandler, ServeRequest, ServeResponse } from "./do
 export type { SchemaInput, SchemaOutput, ServeSchema } from "./domain/schema.js"
 
 export { requireAuthMiddleware, requireRoleMiddleware, requireScopeMiddleware } from "./pipeline/guardMiddlewares.js"
-
 export { rateLimit } from "./middleware/rateLimit.js"
 export type { RateLimitOptions } from "./middleware/rateLimit.js"
 export { apiKeyAuth } from "./auth/apiKeyAuth.js"
 export type { ApiKeyAuthOptions } from "./auth/apiKeyAuth.js"
 export { jwtAuth } from "./auth/jwtAuth.js"
 export type { ClaimReader, JwtAuthContext, JwtAuthOptions } from "./auth/jwtAuth.js"
+
 export { Authenticator } from "./services/Authenticator.js"
 export type { AuthenticatorService } from "./services/Authenticator.js"
 export { Pipeline } from "./services/Pipeline.js"
@@ -88,7 +88,6 @@ export type { RateLimitStoreService } from "./services/RateLimitStore.js"
 export { TenantIsolation } from "./services/TenantIsolation.js"
 export type { TenantIsolationService } from "./services/TenantIsolation.js"
 export { defaultServicesLayer, pipelineLayer } from "./layers/serveLayer.js"
-
 export { makeMemoryRateLimitStore, memoryRateLimitStoreLayer } from "./layers/memoryRateLimitStore.js"
 export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from "./layers/memoryRateLimitStore.js"
 export { makeRedisRateLimitStore, redisRateLimitStoreLayer } from "./layers/redisRateLimitStore.js"
@@ -97,6 +96,7 @@ export type {
   RedisRateLimitStoreLayerOptions,
   RedisRateLimitStoreOptions
 } from "./layers/redisRateLimitStore.js"
+
 export { createNodeHandler } from "./adapters/node.js"
 export type { NodeHandlerOptions, NodeListener } from "./adapters/node.js"
 export { startNodeServer } from "./adapters/nodeServer.js"
