@@ -313,8 +313,8 @@ export const writeResultFiles = (results: Results, jsonPath: string, mdPath: str
     out.push(
       "## Cold start",
       "",
-      "A fresh `node --import tsx` process imports the library, defines 100 queries, listens and answers its first request.",
-      "The raw row is the same with node:http, i.e. node + tsx alone. Source is transpiled by tsx on the fly (tsx caches transforms).",
+      "A fresh `node --import tsx` process imports the library (the built dist/, plain JavaScript), defines 100 queries, listens and answers its first request.",
+      "The raw row is the same with node:http, i.e. node + tsx alone; tsx only transforms the small bench task file.",
       "",
       mdTable(COLD_HEAD, coldRows(results.coldStart)),
       "",
