@@ -54,13 +54,15 @@ export const apiKeyAuth = <TAuth extends ServeAuthContext>(
 ): DocumentedAuthStrategy<TAuth> => {
   const header = options.header ?? DEFAULT_HEADER
   const resolve = "keys" in options ? constantTimeTable(options.keys) : options.validate
+  // Made once per strategy, not per request.
+  const knownCaller = (caller: TAuth | null | undefined): TAuth => {
+    if (caller === null || caller === undefined) throw invalidKey(header)
+    return caller
+  }
   const strategy: AuthStrategy<TAuth> = ({ request }) => {
     const key = getHeader(request, header)
     if (key === undefined || key.length === 0) return null
-    return andThen(resolve(key, request), (caller) => {
-      if (caller === null || caller === undefined) throw invalidKey(header)
-      return caller
-    })
+    return andThen(resolve(key, request), knownCaller)
   }
   return Object.assign(strategy, { securityScheme: { type: "apiKey", in: "header", name: header } as const })
 }
