@@ -3,6 +3,7 @@ import type { ServeHandler } from "../domain/http.js"
 import type { ServeQueryLogger } from "../services/QueryLogger.js"
 import { startNodeServer } from "./nodeServer.js"
 import type { NodeServerOptions, RunningServer } from "./serverOptions.js"
+import type { ContractPaths } from "../docs/routes.js"
 
 export interface ServeDevOptions extends NodeServerOptions {
   /** Default 4000. */
@@ -19,7 +20,7 @@ export interface ServeDevOptions extends NodeServerOptions {
 export interface DevServable {
   readonly handler: ServeHandler
   readonly queryLogger: ServeQueryLogger
-  readonly contractPaths: { readonly openapi: string | undefined; readonly docs: string | undefined }
+  readonly contractPaths: ContractPaths
   describe(): ReadonlyArray<{ readonly method: string; readonly path: string }>
   readonly runtime: { runtime(): Promise<unknown> }
 }

@@ -74,6 +74,19 @@ const docsRoutes = (pagePath: string, openapiPath: string, options: DocsOptions)
   ]
 }
 
+/** Paths of the OpenAPI document and the docs page; undefined when not served. */
+export interface ContractPaths {
+  readonly openapi: string | undefined
+  readonly docs: string | undefined
+}
+
+/** Where the contract is published; the page renders the document, so no document means no page. */
+export const contractPaths = (definition: ServeDefinition): ContractPaths => {
+  const { basePath, openapi, docs } = definition
+  if (!openapi.enabled) return { openapi: undefined, docs: undefined }
+  return { openapi: joinPath(basePath, openapi.path), docs: docs.enabled ? joinPath(basePath, docs.path) : undefined }
+}
+
 /**
  * The routes that publish an API's contract: the OpenAPI document at `basePath + openapi.path` and
  * the API-reference page at `basePath + docs.path` with Scalar's script beside it. The page renders
@@ -83,13 +96,14 @@ export const contractRoutes = (
   definition: ServeDefinition,
   endpoints: () => ReadonlyArray<ServeEndpoint>
 ): ReadonlyArray<StaticRoute> => {
-  const { basePath, openapi, docs } = definition
-  if (!openapi.enabled) return []
-  const openapiPath = joinPath(basePath, openapi.path)
+  const { openapi, docs } = definition
+  const paths = contractPaths(definition)
+  const openapiPath = paths.openapi
+  if (openapiPath === undefined) return []
   // The docs title names the API on the page's heading too, unless the OpenAPI options name it.
   const documentOptions = { ...openapi, title: openapi.title ?? docs.title }
   const routes = [openApiRoute(openapiPath, () => buildOpenApiDocument(endpoints(), documentOptions))]
-  if (!docs.enabled) return routes
+  if (paths.docs === undefined) return routes
   const title = docs.title ?? openapi.info?.title ?? openapi.title
-  return [...routes, ...docsRoutes(joinPath(basePath, docs.path), openapiPath, { ...docs, title })]
+  return [...routes, ...docsRoutes(paths.docs, openapiPath, { ...docs, title })]
 }

@@ -10,7 +10,7 @@ import type {
 import { joinPath, normalizeConfig } from "../domain/definition.js"
 import type { HttpMethod, ServeHandler, ServeRequest } from "../domain/http.js"
 import type { MaybePromise } from "../domain/maybePromise.js"
-import { contractRoutes } from "../docs/routes.js"
+import { type ContractPaths, contractPaths, contractRoutes } from "../docs/routes.js"
 import { makeServeLayer } from "../layers/serveLayer.js"
 import { describeRoutes, type ServeEndpoint } from "../openapi/endpoint.js"
 import { StageTracing } from "../pipeline/tracing.js"
@@ -36,7 +36,7 @@ export interface ServeBuilder<TQueries extends ServeQueriesMap = ServeQueriesMap
   readonly queries: TQueries
   readonly basePath: string
   /** Where the OpenAPI document and the API-reference page are served; undefined when turned off. */
-  readonly contractPaths: { readonly openapi: string | undefined; readonly docs: string | undefined }
+  readonly contractPaths: ContractPaths
   /** Adds `basePath + path` with `options.method` (default: the endpoint's) as another route to an endpoint. */
   route(path: string, endpoint: (keyof TQueries & string) | AnyQueryConfig, options?: RouteOptions): ServeBuilder<TQueries>
   use(middleware: ServeMiddleware): ServeBuilder<TQueries>
@@ -101,11 +101,7 @@ export const defineServe = <
   const builder: ServeBuilder<TQueries> = {
     queries: config.queries,
     basePath: definition.basePath,
-    contractPaths: {
-      openapi: definition.openapi.enabled ? joinPath(definition.basePath, definition.openapi.path) : undefined,
-      // The page renders the document: no document, no page.
-      docs: definition.openapi.enabled && definition.docs.enabled ? joinPath(definition.basePath, definition.docs.path) : undefined
-    },
+    contractPaths: contractPaths(definition),
     route(path, endpoint, options) {
       const key = keyOf(endpoint)
       const query = definition.queries.get(key)
