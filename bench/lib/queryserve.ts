@@ -26,8 +26,8 @@ import {
   type ReportResult,
   type RevenueResult,
 } from "./fixture.js";
-import type { RunningServer } from "./serverMain.js";
-import { NO_ROLE_API_KEY } from "./verify.js";
+import { runServer, type RunningServer } from "./serverMain.js";
+import { NO_ROLE_API_KEY, type VerifyOptions } from "./verify.js";
 
 export type Setup = "bare" | "full" | "full-log";
 
@@ -108,3 +108,15 @@ export const checkSetupRan = (setup: Setup, workers: number | undefined): string
 /** The whole server of one setup. */
 export const startQueryserve = (setup: Setup, port: number, hostname: string, workers?: number): Promise<RunningServer> =>
   defineSetup(setup).start({ port, hostname, ...(workers === undefined ? {} : { workers }) });
+
+/** Entry of a bench/servers/queryserve-*.ts file: serves one setup; WORKERS=n passes { workers: n } to start(). */
+export const runQueryserveServer = (setup: Setup, verify: VerifyOptions): void => {
+  const workersEnv = process.env["WORKERS"];
+  const workers = workersEnv === undefined || workersEnv === "" ? undefined : Number(workersEnv);
+  void runServer({
+    name: `queryserve-${setup}`,
+    verify,
+    start: (port, host) => startQueryserve(setup, port, host, workers),
+    afterVerify: () => checkSetupRan(setup, workers),
+  });
+};
