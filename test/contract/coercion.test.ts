@@ -5,7 +5,7 @@ import { defineServe, type ServeSchema } from "queryserve"
 import * as v from "valibot"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
-import { bodyOf, get, post } from "./support/requests.js"
+import { bodyOf, get, post } from "../support/requests.js"
 
 const echo = (inputSchema: ServeSchema, method: "GET" | "POST" | "DELETE" = "GET") =>
   defineServe({ queries: { echo: { method, inputSchema, query: ({ input }: { input: unknown }) => input } } })

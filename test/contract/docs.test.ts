@@ -1,6 +1,6 @@
 import { buildDocsHtml, defineServe, type ServeResponse } from "queryserve"
 import { describe, expect, it } from "vitest"
-import { get } from "./support/requests.js"
+import { get } from "../support/requests.js"
 
 /** The attributes of every `<script>` tag of a page. */
 const scriptTags = (html: string): Array<{ attributes: Record<string, string>; content: string }> =>

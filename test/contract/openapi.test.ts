@@ -15,7 +15,7 @@ import {
 import * as v from "valibot"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
-import { bodyOf, get } from "./support/requests.js"
+import { bodyOf, get } from "../support/requests.js"
 
 const documentOf = async (api: { handler: ReturnType<typeof defineServe>["handler"] }, path = "/api/analytics/openapi.json") => {
   const response = await api.handler(get(path))

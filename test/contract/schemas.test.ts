@@ -4,7 +4,7 @@ import { defineServe, type ServeSchema } from "queryserve"
 import * as v from "valibot"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
-import { bodyOf, get, post } from "./support/requests.js"
+import { bodyOf, get, post } from "../support/requests.js"
 
 interface Library {
   readonly name: string

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createDb } from "../../examples/analytics/sql.js"
 import { POSTGRES_ENDPOINTS, postgresDriver, postgresTarget } from "../../examples/postgres/postgres.js"
 import { type CrossCheck, itAnswersLikeDuckDb, prepareCrossCheck } from "./support/crossCheck.js"
-import { findPostgresBin, type PostgresServer, startPostgres } from "./support/postgresServer.js"
+import { findPostgresBin, type PostgresServer, startPostgres } from "../support/postgresServer.js"
 
 const ROWS = 20_000
 // Its own schema, so a DATABASE_URL database keeps its tables.

@@ -1,3 +1,3 @@
 import { soakSuite } from "./support/soak.js"
 
-soakSuite({ seconds: 60, warmUpSeconds: 10 })
+soakSuite({ seconds: 60, warmUpSeconds: 10, assertRss: true })

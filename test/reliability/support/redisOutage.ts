@@ -6,7 +6,7 @@
  * not crash, the failure is logged once per outage and limiter; after the restart both count again.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type RedisServer, redisUnavailable, startRedis } from "../../security/support/redisServer.js"
+import { type RedisServer, redisUnavailable, startRedis } from "../../support/redisServer.js"
 import { figure } from "./report.js"
 import { startTarget, type Target } from "./target.js"
 

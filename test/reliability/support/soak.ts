@@ -16,6 +16,12 @@ export interface SoakSize {
   readonly seconds: number
   /** Seconds at the start that only warm up (caches, JIT, DuckDB's buffers); memory is compared after them. */
   readonly warmUpSeconds: number
+  /**
+   * Whether RSS growth is asserted. Over a few seconds RSS still follows DuckDB's buffers and the
+   * allocator's warm-up (CI saw +72 MiB in 3 s on a busy box, then flat), so only a long run can
+   * tell a leak from that; the short run asserts the heap after GC and prints RSS.
+   */
+  readonly assertRss: boolean
 }
 
 const CONNECTIONS = 100
@@ -53,7 +59,7 @@ const soakRequests = async (): Promise<Array<autocannon.Request>> => {
   return requests
 }
 
-export const soakSuite = ({ seconds, warmUpSeconds }: SoakSize): void => {
+export const soakSuite = ({ seconds, warmUpSeconds, assertRss }: SoakSize): void => {
   describe(`soak: ${seconds} s at ${CONNECTIONS} connections`, () => {
     let target: Target
     beforeAll(async () => {
@@ -87,7 +93,7 @@ export const soakSuite = ({ seconds, warmUpSeconds }: SoakSize): void => {
       expect([result.errors, result.timeouts, result.non2xx, target.crashes]).toEqual([0, 0, 0, 0])
       expect(after.length).toBeGreaterThanOrEqual(2)
       expect(heapGrowth).toBeLessThan(MAX_HEAP_GROWTH)
-      expect(rssGrowth).toBeLessThan(MAX_RSS_GROWTH)
+      if (assertRss) expect(rssGrowth).toBeLessThan(MAX_RSS_GROWTH)
     })
   })
 }

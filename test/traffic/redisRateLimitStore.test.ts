@@ -12,10 +12,10 @@ import {
 } from "queryserve"
 import { createClient } from "redis"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
-import { type RedisServer, redisUnavailable, startRedis } from "./support/redisServer.js"
+import { type RedisServer, redisUnavailable, startRedis } from "../support/redisServer.js"
 
 const skipReason = redisUnavailable()
-const worker = fileURLToPath(new URL("./support/incrementWorker.ts", import.meta.url))
+const worker = fileURLToPath(new URL("../support/incrementWorker.ts", import.meta.url))
 
 /** Runs the workers together: each connects, reports ready, then all get "go" at once. */
 const incrementFromProcesses = async (url: string, key: string, processes: number, each: number): Promise<Array<number>> => {

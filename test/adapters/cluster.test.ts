@@ -1,9 +1,9 @@
 import { request } from "node:http"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
-import { type ServerProcess, startServerProcess } from "./support/serverProcess.js"
+import { type ServerProcess, startServerProcess } from "../support/serverProcess.js"
 
-const clusterServer = fileURLToPath(new URL("./support/clusterServer.ts", import.meta.url))
+const clusterServer = fileURLToPath(new URL("../support/clusterServer.ts", import.meta.url))
 
 const isAlive = (pid: number): boolean => {
   try {

@@ -3,7 +3,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-tr
 import { Effect, Option } from "effect"
 import { defineServe, type RunningServer } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { parentName, recordingTracer } from "./support/recordingTracer.js"
+import { parentName, recordingTracer } from "../support/recordingTracer.js"
 
 const queries = {
   revenue: { auth: () => ({ roles: ["analyst"] }), requiredRoles: ["analyst"], query: () => ({ total: 1 }) },

@@ -9,7 +9,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs
 import { tmpdir, userInfo } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
-import { freePort } from "../../support/freePort.js"
+import { freePort } from "./freePort.js"
 
 export interface PostgresServer {
   readonly url: string

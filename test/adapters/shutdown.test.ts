@@ -2,10 +2,10 @@ import { connect } from "node:net"
 import { fileURLToPath } from "node:url"
 import { defineServe } from "queryserve"
 import { afterEach, describe, expect, it } from "vitest"
-import { openConnection, statusLines } from "./support/rawHttp.js"
-import { type ServerProcess, startServerProcess } from "./support/serverProcess.js"
+import { openConnection, statusLines } from "../support/rawHttp.js"
+import { type ServerProcess, startServerProcess } from "../support/serverProcess.js"
 
-const drainServer = fileURLToPath(new URL("./support/drainServer.ts", import.meta.url))
+const drainServer = fileURLToPath(new URL("../support/drainServer.ts", import.meta.url))
 
 /** Resolves once nothing accepts connections on `port` any more. */
 const refusesConnections = async (port: number): Promise<void> => {

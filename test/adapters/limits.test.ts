@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { defineServe, type RunningServer, type ServeQueryEvent } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { openConnection, statusLines } from "./support/rawHttp.js"
+import { openConnection, statusLines } from "../support/rawHttp.js"
 
 const MiB = 1024 * 1024
 

@@ -5,7 +5,7 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { defineServe, toHttpApp } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { parentName, recordingTracer } from "./support/recordingTracer.js"
+import { parentName, recordingTracer } from "../support/recordingTracer.js"
 
 class Greeter extends Context.Tag("test/Greeter")<Greeter, { readonly greet: (name: string) => string }>() {}
 

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { freePort } from "../../support/freePort.js"
+import { freePort } from "./freePort.js"
 
 /** A redis-server child on a loopback port, for tests. */
 export interface RedisServer {
