@@ -1,85 +1,26 @@
-import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option, Stream } from "effect"
-import { InternalError, PayloadTooLarge } from "../domain/errors.js"
-import type { HttpMethod, ServeHandler, ServeResponse } from "../domain/http.js"
-import { isPromiseLike } from "../domain/maybePromise.js"
-import { splitUrl } from "../domain/queryString.js"
-import { TransportRequest } from "../domain/transportRequest.js"
-import { adapterErrorResponse, concatBytes, DEFAULT_BODY_LIMIT, payloadTooLarge } from "./transport.js"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as Effect from "effect/Effect"
+import type { ServeHandler } from "../domain/http.js"
 
 export interface HttpAppOptions {
   /** Largest accepted request body in bytes (default 1 MiB): 413 by Content-Length or while streaming. */
   readonly bodyLimit?: number
 }
 
-const METHODS_WITH_BODY: ReadonlySet<HttpMethod> = new Set(["POST", "PUT", "PATCH", "DELETE"])
-
-const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Uint8Array, unknown> => {
-  if (Number(request.headers["content-length"]) > limit) return Effect.fail(payloadTooLarge(limit))
-  return Effect.suspend(() => {
-    const chunks: Array<Uint8Array> = []
-    let size = 0
-    return Stream.runForEach(request.stream, (chunk) => {
-      size += chunk.byteLength
-      if (size > limit) return Effect.fail(payloadTooLarge(limit))
-      chunks.push(chunk)
-      return Effect.void
-    }).pipe(Effect.map(() => concatBytes(chunks, size)))
-  })
-}
-
-const toHttpServerResponse = (response: ServeResponse): HttpServerResponse.HttpServerResponse => {
-  const { "content-type": contentType, ...headers } = response.headers
-  return response.body === null
-    ? HttpServerResponse.empty({ status: response.status, headers })
-    : HttpServerResponse.text(response.body, { status: response.status, headers, contentType })
-}
-
-/** The handler's answer as an Effect; interrupting it (client gone, a timeout of yours) aborts `ctx.signal`. */
-const answer = (handler: ServeHandler, request: TransportRequest): Effect.Effect<ServeResponse> =>
-  Effect.suspend(() => {
-    const pending = handler(request)
-    if (!isPromiseLike(pending)) return Effect.succeed(pending)
-    return Effect.async<ServeResponse>((resume) => {
-      pending.then(
-        (response) => resume(Effect.succeed(response)),
-        (error: unknown) => resume(Effect.succeed(adapterErrorResponse(new InternalError({ cause: error }), request.headers)))
-      )
-      return Effect.sync(() => request.abort(new DOMException("The request was interrupted", "AbortError")))
-    })
-  })
-
 /**
  * The API as an @effect/platform `HttpApp`, to mount in your own `HttpRouter` and serve with
  * `NodeHttpServer` (or any platform server):
  * `HttpRouter.empty.pipe(HttpRouter.mountApp("/api/analytics", toHttpApp(api), { includePrefix: true }))`.
  * Routing inside it uses the request's original URL, so it works mounted with or without the prefix.
+ * The part of @effect/platform it uses is loaded when this is called, not when queryserve is imported.
  */
 export const toHttpApp = (api: { readonly handler: ServeHandler }, options: HttpAppOptions = {}): HttpApp.Default => {
-  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
-  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const method = request.method
-    const body: Effect.Effect<Uint8Array | undefined, unknown> = METHODS_WITH_BODY.has(method)
-      ? readBody(request, limit)
-      : Effect.succeed(undefined)
-    return Effect.all([body, Effect.option(Effect.currentParentSpan)]).pipe(
-      Effect.flatMap(([bytes, span]) => {
-        const { path, query } = splitUrl(request.originalUrl)
-        const remoteAddress = Option.getOrUndefined(request.remoteAddress)
-        const serveRequest = new TransportRequest(
-          method, path, query, request.headers, bytes, remoteAddress, request, undefined, Option.getOrUndefined(span)
-        )
-        return answer(api.handler, serveRequest)
-      }),
-      Effect.catchAll((error) =>
-        Effect.succeed(
-          adapterErrorResponse(error instanceof PayloadTooLarge ? error : new InternalError({ cause: error }), request.headers)
-        )
-      ),
-      Effect.map(toHttpServerResponse),
-      // Platform servers run each request uninterruptibly and HttpRouter makes its routes interruptible,
-      // but not mounted apps: without this a client abort or the user's timeout could not reach `ctx.signal`.
-      Effect.interruptible
-    )
-  })
+  const loading = import("./effectApp.js")
+  // Handled here so that an app never served reports nothing; its requests see the failure.
+  loading.catch(() => undefined)
+  let app: HttpApp.Default | undefined
+  const load = Effect.promise(() => loading).pipe(
+    Effect.flatMap(({ makeHttpApp }) => (app ??= makeHttpApp(api, options)))
+  )
+  return Effect.suspend(() => app ?? load)
 }

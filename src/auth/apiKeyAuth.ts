@@ -1,9 +1,9 @@
-import { createHash, timingSafeEqual } from "node:crypto"
 import type { AuthStrategy, ServeAuthContext } from "../domain/config.js"
 import { Unauthorized } from "../domain/errors.js"
 import { getHeader, type ServeRequest } from "../domain/http.js"
 import type { DocumentedAuthStrategy } from "../openapi/securityScheme.js"
 import { type MaybePromise, andThen } from "../domain/maybePromise.js"
+import { digestsEqual, sha256 } from "../domain/sha256.js"
 
 interface ApiKeyHeader {
   /** Header that carries the key. Default `x-api-key`; read case-insensitively. */
@@ -23,19 +23,18 @@ export type ApiKeyAuthOptions<TAuth extends ServeAuthContext> = ApiKeyHeader & (
 
 const DEFAULT_HEADER = "x-api-key"
 
-const digest = (key: string): Buffer => createHash("sha256").update(key).digest()
-
 /**
  * Looks a presented key up in a fixed table without leaking, through timing, how much of it matched:
- * every entry is compared (digests, so lengths are equal) and the loop never exits early.
+ * every entry is compared, as SHA-256 digests (equal lengths) whose bytes are all compared, and the loop
+ * never exits early. Pure JavaScript and synchronous: it runs on every runtime and keeps requests sync.
  */
 const constantTimeTable = <TAuth>(keys: Readonly<Record<string, TAuth>>) => {
-  const entries = Object.entries(keys).map(([key, caller]) => ({ digest: digest(key), caller }))
+  const entries = Object.entries(keys).map(([key, caller]) => ({ digest: sha256(key), caller }))
   return (key: string): TAuth | null => {
-    const presented = digest(key)
+    const presented = sha256(key)
     let found: TAuth | null = null
     for (const entry of entries) {
-      if (timingSafeEqual(entry.digest, presented)) found = entry.caller
+      if (digestsEqual(entry.digest, presented)) found = entry.caller
     }
     return found
   }

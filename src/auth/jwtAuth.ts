@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, errors, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type KeyObject } from "jose"
+import type { JWTPayload, JWTVerifyGetKey, KeyObject } from "jose"
 import type { AuthStrategy, ServeAuthContext } from "../domain/config.js"
 import { ServiceUnavailable, Unauthorized } from "../domain/errors.js"
 import { getHeader } from "../domain/http.js"
@@ -55,24 +55,31 @@ const nameList = (value: unknown): ReadonlyArray<string> => {
 
 const defaultScopes = (payload: JWTPayload): unknown => payload.scope ?? payload.scp
 
-/** The verification key as jose's key lookup; a PEM is imported once, on first use (import is async). */
-const keySource = (options: JwtAuthOptions): JWTVerifyGetKey => {
+type Jose = typeof import("jose")
+
+/** Refuses, when the strategy is made, options that name no key or several, or a PEM without its algorithm. */
+const checkKeyOptions = (options: JwtAuthOptions): void => {
   const given = [options.secret, options.publicKey, options.jwksUrl].filter((key) => key !== undefined)
   if (given.length !== 1) throw new TypeError("jwtAuth: give exactly one of secret, publicKey or jwksUrl")
+  if (typeof options.publicKey === "string" && options.algorithms?.[0] === undefined) {
+    throw new TypeError("jwtAuth: a PEM publicKey needs `algorithms` to name its algorithm")
+  }
+}
+
+/** The verification key as jose's key lookup; a PEM is imported once, on first use (import is async). */
+const keySource = (jose: Jose, options: JwtAuthOptions): JWTVerifyGetKey => {
   if (options.secret !== undefined) {
     const secret = typeof options.secret === "string" ? new TextEncoder().encode(options.secret) : options.secret
     return () => secret
   }
-  if (options.jwksUrl !== undefined) return createRemoteJWKSet(new URL(options.jwksUrl))
+  if (options.jwksUrl !== undefined) return jose.createRemoteJWKSet(new URL(options.jwksUrl))
   const publicKey = options.publicKey!
   if (typeof publicKey !== "string") return () => publicKey
-  const algorithm = options.algorithms?.[0]
-  if (algorithm === undefined) throw new TypeError("jwtAuth: a PEM publicKey needs `algorithms` to name its algorithm")
   let imported: Promise<CryptoKey> | undefined
-  return () => (imported ??= importSPKI(publicKey, algorithm))
+  return () => (imported ??= jose.importSPKI(publicKey, options.algorithms![0]!))
 }
 
-const rejection = (error: unknown, usesJwks: boolean): Unauthorized | ServiceUnavailable => {
+const rejection = ({ errors }: Jose, error: unknown, usesJwks: boolean): Unauthorized | ServiceUnavailable => {
   // A key set that cannot be fetched is an outage of the identity provider, not a bad token.
   if (usesJwks && (!(error instanceof errors.JOSEError) || error instanceof errors.JWKSTimeout)) {
     return new ServiceUnavailable({ message: "The token signing keys could not be fetched" })
@@ -94,7 +101,11 @@ const rejection = (error: unknown, usesJwks: boolean): Unauthorized | ServiceUna
  * that fails signature, algorithm, `exp`/`nbf`, issuer or audience checks: 401 `invalid_credentials`.
  */
 export const jwtAuth = (options: JwtAuthOptions): DocumentedAuthStrategy<JwtAuthContext> => {
-  const getKey = keySource(options)
+  checkKeyOptions(options)
+  // jose is loaded when a strategy is made, not when queryserve is imported; a first token waits for it.
+  const ready = import("jose").then((jose) => ({ jose, getKey: keySource(jose, options) }))
+  // Handled here so that a strategy no token ever reaches reports nothing; requests that await `ready` see the failure.
+  ready.catch(() => undefined)
   const usesJwks = options.jwksUrl !== undefined
   const verifyOptions = {
     algorithms: options.algorithms !== undefined
@@ -111,8 +122,9 @@ export const jwtAuth = (options: JwtAuthOptions): DocumentedAuthStrategy<JwtAuth
   const tenantClaim = options.claims?.tenantId ?? "tenant_id"
 
   const verify = async (token: string): Promise<JwtAuthContext> => {
-    const { payload } = await jwtVerify(token, getKey, verifyOptions).catch((error: unknown) => {
-      throw rejection(error, usesJwks)
+    const { jose, getKey } = await ready
+    const { payload } = await jose.jwtVerify(token, getKey, verifyOptions).catch((error: unknown) => {
+      throw rejection(jose, error, usesJwks)
     })
     const tenantId = read(payload, tenantClaim)
     return {

@@ -4,7 +4,8 @@ import { buildOpenApiDocument } from "../openapi/document.js"
 import type { ServeEndpoint } from "../openapi/endpoint.js"
 import type { StaticRoute } from "../services/Pipeline.js"
 import { buildDocsHtml, SCALAR_SCRIPT_NAME } from "./html.js"
-import { loadScalarScript, scalarScriptVersion } from "./scalarScript.js"
+import { loadScalarScript } from "./scalarScript.js"
+import { andThen, type MaybePromise } from "../domain/maybePromise.js"
 import { answerWithAsset, makeStaticAsset, type StaticAsset } from "./staticAsset.js"
 
 // Scalar injects its styles at run time, renders images from data URLs and compiles a WebAssembly
@@ -34,30 +35,34 @@ export const relativeUrl = (from: string, to: string): string => {
 }
 
 const openApiRoute = (path: string, build: () => unknown): StaticRoute => {
-  let document: StaticAsset | undefined
+  let document: MaybePromise<StaticAsset> | undefined
   return {
     method: "GET",
     path,
     // Built on first request and kept: a changed definition (route, use, useAuth) compiles new routes.
     respond: (request) =>
-      answerWithAsset(request, (document ??= makeStaticAsset(JSON.stringify(build()), {
-        "content-type": "application/json; charset=utf-8",
-        "cache-control": "no-cache"
-      })))
+      andThen(
+        (document ??= makeStaticAsset(JSON.stringify(build()), {
+          "content-type": "application/json; charset=utf-8",
+          "cache-control": "no-cache"
+        })),
+        (asset) => answerWithAsset(request, asset)
+      )
   }
 }
 
 const docsRoutes = (pagePath: string, openapiPath: string, options: DocsOptions): ReadonlyArray<StaticRoute> => {
   const scriptPath = `${pagePath}/${SCALAR_SCRIPT_NAME}`
-  const scriptQuery = `?v=${encodeURIComponent(scalarScriptVersion())}`
   // One page per spelling of the path (with and without a trailing slash): its links are relative.
-  const pages = new Map<string, StaticAsset>()
-  const pageFor = (requestPath: string): StaticAsset => {
+  const pages = new Map<string, MaybePromise<StaticAsset>>()
+  const pageFor = (requestPath: string, script: StaticAsset): MaybePromise<StaticAsset> => {
     let page = pages.get(requestPath)
     if (page === undefined) {
+      // The script's ETag versions its URL: the script is cached for a year, and a new one is a new URL.
+      const version = script.headers.etag!.slice(1, -1)
       const html = buildDocsHtml(relativeUrl(requestPath, openapiPath), {
         ...options,
-        scriptUrl: relativeUrl(requestPath, scriptPath) + scriptQuery
+        scriptUrl: `${relativeUrl(requestPath, scriptPath)}?v=${version}`
       })
       page = makeStaticAsset(html, {
         "content-type": "text/html; charset=utf-8",
@@ -69,7 +74,12 @@ const docsRoutes = (pagePath: string, openapiPath: string, options: DocsOptions)
     return page
   }
   return [
-    { method: "GET", path: pagePath, respond: (request) => answerWithAsset(request, pageFor(request.path)) },
+    {
+      method: "GET",
+      path: pagePath,
+      respond: (request) =>
+        loadScalarScript().then((script) => andThen(pageFor(request.path, script), (page) => answerWithAsset(request, page)))
+    },
     { method: "GET", path: scriptPath, respond: (request) => loadScalarScript().then((script) => answerWithAsset(request, script)) }
   ]
 }

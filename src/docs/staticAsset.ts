@@ -1,5 +1,6 @@
-import { createHash } from "node:crypto"
 import { getHeader, type ServeRequest, type ServeResponse } from "../domain/http.js"
+import { andThen, type MaybePromise } from "../domain/maybePromise.js"
+import { ifNoneMatchHits, strongEtag } from "../pipeline/cache.js"
 
 /** A generated file served as is: its body, its headers and a strong ETag over the body. */
 export interface StaticAsset {
@@ -7,21 +8,13 @@ export interface StaticAsset {
   readonly headers: Readonly<Record<string, string>>
 }
 
-export const makeStaticAsset = (body: string, headers: Readonly<Record<string, string>>): StaticAsset => ({
-  body,
-  headers: { ...headers, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"` }
-})
-
-const matchesETag = (ifNoneMatch: string, etag: string): boolean =>
-  ifNoneMatch.split(",").some((candidate) => {
-    const tag = candidate.trim()
-    return tag === "*" || tag === etag || tag === `W/${etag}`
-  })
+/** The asset with its ETag; a promise when a large body is digested asynchronously. */
+export const makeStaticAsset = (body: string, headers: Readonly<Record<string, string>>): MaybePromise<StaticAsset> =>
+  andThen(strongEtag(body), (etag) => ({ body, headers: { ...headers, etag } }))
 
 /** 200 with the asset, or 304 without a body when the client already holds this version. */
 export const answerWithAsset = (request: ServeRequest, asset: StaticAsset): ServeResponse => {
-  const ifNoneMatch = getHeader(request, "if-none-match")
-  if (ifNoneMatch !== undefined && matchesETag(ifNoneMatch, asset.headers.etag!)) {
+  if (ifNoneMatchHits(getHeader(request, "if-none-match"), asset.headers.etag!)) {
     const { "content-type": _contentType, ...headers } = asset.headers
     return { status: 304, headers: { ...headers }, body: null }
   }

@@ -1,4 +1,5 @@
-import type { Effect, Layer } from "effect"
+import type * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
 import type { HttpMethod, ServeRequest } from "./http.js"
 import type { MaybePromise } from "./maybePromise.js"
 import type { ServeSchema } from "./schema.js"

@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /** The `error.type` values an ErrorEnvelope may carry. */
 export type ErrorType =

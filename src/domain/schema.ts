@@ -1,5 +1,11 @@
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/spec"
-import { Either, Exit, JSONSchema, ParseResult, Schema, Cause, Effect } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as JSONSchema from "effect/JSONSchema"
+import * as ParseResult from "effect/ParseResult"
+import type * as Schema from "effect/Schema"
 import { type Coercion, compileCoercion } from "./coerce.js"
 import { InternalError, ValidationError, type ValidationIssue } from "./errors.js"
 import type { QueryParams } from "./http.js"
@@ -80,10 +86,10 @@ const withJsonSchema = (
 
 const INPUT_MESSAGE = "Input failed validation"
 
-const fromParseError = (error: ParseResult.ParseError): ReadonlyArray<ValidationIssue> =>
-  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({ path: issue.path, message: issue.message }))
+const fromParseIssue = (issue: ParseResult.ParseIssue): ReadonlyArray<ValidationIssue> =>
+  ParseResult.ArrayFormatter.formatIssueSync(issue).map((entry) => ({ path: entry.path, message: entry.message }))
 
-const isAsyncRequired = (error: ParseResult.ParseError): boolean => error.issue._tag === "Forbidden"
+const isAsyncRequired = (issue: ParseResult.ParseIssue): boolean => issue._tag === "Forbidden"
 
 /** The wire side of an Effect Schema, refinements kept; a schema JSON Schema cannot express has none. */
 const effectJsonSchema = (schema: Schema.Schema.AnyNoContext): JsonSchema | undefined => {
@@ -94,30 +100,32 @@ const effectJsonSchema = (schema: Schema.Schema.AnyNoContext): JsonSchema | unde
   }
 }
 
+// Decoding goes through ParseResult, which Schema itself calls: importing effect/Schema would load
+// it (and fast-check) for APIs whose schemas are zod, valibot or arktype.
 const compileEffectSchema = (schema: Schema.Schema.AnyNoContext, role: SchemaRole): CompiledSchema => {
   const options = { errors: "all", onExcessProperty: "ignore" } as const
-  const decodeSync = Schema.decodeUnknownEither(schema, options)
-  const encodeSync = Schema.encodeUnknownEither(schema, options)
+  const decodeSync = ParseResult.decodeUnknownEither(schema, options)
+  const encodeSync = ParseResult.encodeUnknownEither(schema, options)
   // Schemas with async transformations cannot run synchronously; they take the promise path.
-  const runAsync = <A>(effect: Effect.Effect<A, ParseResult.ParseError>, onFailure: (e: ParseResult.ParseError) => Error) =>
+  const runAsync = <A>(effect: Effect.Effect<A, ParseResult.ParseIssue>, onFailure: (issue: ParseResult.ParseIssue) => Error) =>
     Effect.runPromiseExit(effect).then((exit) => {
       if (Exit.isSuccess(exit)) return exit.value
       const failure = Cause.failureOption(exit.cause)
       throw failure._tag === "Some" ? onFailure(failure.value) : new InternalError({ cause: Cause.squash(exit.cause) })
     })
-  const invalid = (error: ParseResult.ParseError) => new ValidationError({ message: INPUT_MESSAGE, issues: fromParseError(error) })
-  const unshapeable = (error: ParseResult.ParseError) => new InternalError({ cause: error })
+  const invalid = (issue: ParseResult.ParseIssue) => new ValidationError({ message: INPUT_MESSAGE, issues: fromParseIssue(issue) })
+  const unshapeable = (issue: ParseResult.ParseIssue) => new InternalError({ cause: ParseResult.parseError(issue) })
   return withJsonSchema(schema, role, {
     decode: (value) => {
       const result = decodeSync(value)
       if (Either.isRight(result)) return result.right
-      if (isAsyncRequired(result.left)) return runAsync(Schema.decodeUnknown(schema, options)(value), invalid)
+      if (isAsyncRequired(result.left)) return runAsync(ParseResult.decodeUnknown(schema, options)(value), invalid)
       throw invalid(result.left)
     },
     encode: (value) => {
       const result = encodeSync(value)
       if (Either.isRight(result)) return result.right
-      if (isAsyncRequired(result.left)) return runAsync(Schema.encodeUnknown(schema, options)(value), unshapeable)
+      if (isAsyncRequired(result.left)) return runAsync(ParseResult.encodeUnknown(schema, options)(value), unshapeable)
       throw unshapeable(result.left)
     }
   }, () => effectJsonSchema(schema))
@@ -161,13 +169,19 @@ const compileStandardSchema = (schema: StandardSchemaV1, role: SchemaRole): Comp
   }, () => standardJsonSchema(schema, role))
 }
 
-export const isStandardSchema = (value: unknown): value is StandardSchemaV1 =>
-  (typeof value === "object" || typeof value === "function") && value !== null && "~standard" in value
+/** Effect Schema's own check, without importing effect/Schema: its schemas carry this symbol. */
+const EFFECT_SCHEMA = Symbol.for("effect/Schema")
+const isObjectLike = (value: unknown): value is object =>
+  (typeof value === "object" && value !== null) || typeof value === "function"
+const isEffectSchema = (value: unknown): value is Schema.Schema.AnyNoContext =>
+  isObjectLike(value) && EFFECT_SCHEMA in value && isObjectLike((value as Record<symbol, unknown>)[EFFECT_SCHEMA])
+
+export const isStandardSchema = (value: unknown): value is StandardSchemaV1 => isObjectLike(value) && "~standard" in value
 
 /** Compiles an endpoint's input or output schema; no schema accepts anything. */
 export const compileSchema = (schema: ServeSchema | undefined, role: SchemaRole): CompiledSchema => {
   if (schema === undefined) return acceptAnything
-  if (Schema.isSchema(schema)) return compileEffectSchema(schema, role)
+  if (isEffectSchema(schema)) return compileEffectSchema(schema, role)
   if (isStandardSchema(schema)) return compileStandardSchema(schema, role)
   throw new TypeError("inputSchema/outputSchema must be an Effect Schema or a Standard Schema v1 validator")
 }

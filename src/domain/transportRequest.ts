@@ -1,4 +1,4 @@
-import type { Tracer } from "effect"
+import type * as Tracer from "effect/Tracer"
 import type { HeaderMap, QueryParams, ServeRequest } from "./http.js"
 
 /**

@@ -1,4 +1,7 @@
-import { Cause, Layer, ManagedRuntime, Runtime } from "effect"
+import * as Cause from "effect/Cause"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Runtime from "effect/Runtime"
 import type {
   AnyQueryConfig,
   AuthStrategy,

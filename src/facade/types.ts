@@ -1,4 +1,4 @@
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
 import type { QueryTypes, ServeAuthContext } from "../domain/config.js"
 
 /** The value a handler result stands for: unwraps promises and Effects. */

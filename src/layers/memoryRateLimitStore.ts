@@ -1,4 +1,4 @@
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import { RateLimitStore, type RateLimitStoreService } from "../services/RateLimitStore.js"
 
 export interface MemoryRateLimitStoreOptions {

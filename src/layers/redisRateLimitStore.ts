@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
-import { Effect, Layer } from "effect"
-import { createClient } from "redis"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { RateLimitStore, type RateLimitStoreService } from "../services/RateLimitStore.js"
 
 interface ScriptArguments {
@@ -72,12 +72,13 @@ export interface RedisRateLimitStoreLayerOptions {
  * A RateLimitStore on its own Redis connection, closed with the layer's scope. The layer does not
  * wait for Redis: until the connection is up (and while it is down) the store fails fast, and
  * `rateLimit` fails open or closed as configured. Connection errors are logged once per outage.
+ * The `redis` package is loaded when the layer is built, not when queryserve is imported.
  */
 export const redisRateLimitStoreLayer = (options: RedisRateLimitStoreLayerOptions): Layer.Layer<RateLimitStore> =>
   Layer.scoped(
     RateLimitStore,
     Effect.acquireRelease(
-      Effect.sync(() => {
+      Effect.promise(() => import("redis")).pipe(Effect.map(({ createClient }) => {
         const client = createClient({
           url: options.url,
           disableOfflineQueue: true,
@@ -94,7 +95,7 @@ export const redisRateLimitStoreLayer = (options: RedisRateLimitStoreLayerOption
         // Rejects only when closed before the first connection; the error listener has reported why.
         client.connect().catch(() => undefined)
         return client
-      }),
+      })),
       (client) => Effect.sync(() => client.destroy())
     ).pipe(Effect.map((client) => makeRedisRateLimitStore({ client, prefix: options.prefix })))
   )

@@ -1,4 +1,4 @@
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import type { ServeConfig, ServeQueriesMap } from "../domain/config.js"
 import { normalizeConfig, type ServeDefinition } from "../domain/definition.js"
 import { Authenticator } from "../services/Authenticator.js"

@@ -1,4 +1,5 @@
 import type { ServeRequest } from "../domain/http.js"
+import type { MaybePromise } from "../domain/maybePromise.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 
 /**
@@ -9,14 +10,14 @@ import { TransportRequest } from "../domain/transportRequest.js"
 export const settleBeforeDeadline = <A>(
   pending: PromiseLike<unknown>,
   request: ServeRequest,
-  succeed: (value: unknown) => A,
+  succeed: (value: unknown) => MaybePromise<A>,
   fail: (error: unknown) => A
 ): Promise<A> => {
   if (!(request instanceof TransportRequest)) return Promise.resolve(pending).then(succeed, fail)
   return new Promise<A>((resolve) => {
     let settled = false
     let unsubscribe: (() => void) | undefined
-    const finish = (outcome: () => A): void => {
+    const finish = (outcome: () => MaybePromise<A>): void => {
       if (settled) return
       settled = true
       unsubscribe?.()

@@ -1,4 +1,7 @@
-import { Cause, Effect, Exit, Runtime } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
 import type { ServeContext } from "../domain/config.js"
 import { toServeError } from "../domain/errors.js"
 import type { MaybePromise } from "../domain/maybePromise.js"

@@ -1,4 +1,5 @@
 import { getHeader } from "../domain/http.js"
+import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
 import { cacheControl, ifNoneMatchHits, strongEtag } from "./cache.js"
 import type { RequestContext } from "./context.js"
 import { CONTENT_TYPES, type OutputFormat, type Representation, toCsv, toNdjson } from "./formats.js"
@@ -31,18 +32,27 @@ const serialize = (format: OutputFormat, value: unknown): string =>
 const IN_PROCESS_OK: ShapedOutput = { status: 200, headers: Object.freeze({}), body: null }
 const IN_PROCESS_NO_CONTENT: ShapedOutput = { status: 204, headers: Object.freeze({}), body: null }
 
+/** The answer with its ETag: 304 without a body when the client holds this version. */
+const validated = (ctx: RequestContext, headers: Record<string, string>, body: string, etag: string): ShapedOutput => {
+  headers.etag = etag
+  if (!ifNoneMatchHits(getHeader(ctx.request, "if-none-match"), etag)) return { status: 200, headers, body }
+  delete headers["content-type"]
+  return { status: 304, headers, body: null }
+}
+
 /**
  * Output shaping: the result in the representation asked for, Cache-Control from the endpoint's TTL
  * (or `ctx.setCacheTtl`), and with caching on a strong ETag, `Vary: Accept` when the format was
  * negotiated, and 304 for a matching If-None-Match. Throws NotAcceptable (406) for a result the
- * format cannot hold. Without a representation (in-process calls) nothing is serialized.
+ * format cannot hold. Without a representation (in-process calls) nothing is serialized. A promise
+ * only when a large cached body is digested asynchronously.
  */
 export const shapeOutput = (
   plan: EndpointPlan,
   ctx: RequestContext,
   value: unknown,
   representation: Representation | undefined
-): ShapedOutput => {
+): MaybePromise<ShapedOutput> => {
   if (representation === undefined) return value === undefined ? IN_PROCESS_NO_CONTENT : IN_PROCESS_OK
   const ttlMs = ctx.cacheTtlOverride === undefined ? plan.info.cacheTtlMs : ctx.cacheTtlOverride
   const cache = cacheControl(plan, ttlMs)
@@ -54,8 +64,6 @@ export const shapeOutput = (
   // `no-store` answers are never reused, so they get no validator.
   if (ttlMs === null || ttlMs <= 0) return { status: 200, headers, body }
   if (representation.varyOnAccept) headers.vary = "Accept"
-  const etag = (headers.etag = strongEtag(body))
-  if (!ifNoneMatchHits(getHeader(ctx.request, "if-none-match"), etag)) return { status: 200, headers, body }
-  delete headers["content-type"]
-  return { status: 304, headers, body: null }
+  const etag = strongEtag(body)
+  return isPromiseLike(etag) ? etag.then((tag) => validated(ctx, headers, body, tag)) : validated(ctx, headers, body, etag)
 }

@@ -1,4 +1,5 @@
-import { Context, Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import type { RequestContext } from "./context.js"

@@ -1,4 +1,5 @@
-import { Context, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Layer from "effect/Layer"
 import type { AuthStrategy, EndpointInfo, ServeAuthContext } from "../domain/config.js"
 import { Unauthorized, isServeError } from "../domain/errors.js"
 import type { ServeRequest } from "../domain/http.js"

@@ -1,4 +1,7 @@
-import { Context, Effect, Layer, type Runtime } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Runtime from "effect/Runtime"
 import type { EndpointInfo } from "../domain/config.js"
 import type { ServeDefinition } from "../domain/definition.js"
 import { toErrorResponse } from "../domain/envelope.js"
@@ -115,13 +118,19 @@ export const makePipeline = (
     record: ExecutionRecord | undefined,
     representation: Representation | undefined,
     value: unknown
-  ): Settled => {
-    let output: ShapedOutput
+  ): MaybePromise<Settled> => {
+    let output: MaybePromise<ShapedOutput>
     try {
       output = shapeOutput(compiled.plan, ctx, value, representation)
     } catch (thrown) {
       return fail(ctx, record, thrown)
     }
+    return isPromiseLike(output)
+      ? Promise.resolve(output).then((shaped) => completed(ctx, record, value, shaped), (thrown: unknown) => fail(ctx, record, thrown))
+      : completed(ctx, record, value, output)
+  }
+
+  const completed = (ctx: RequestContext, record: ExecutionRecord | undefined, value: unknown, output: ShapedOutput): Settled => {
     if (record !== undefined) lifecycle.completed(record, ctx.input, output.status, value)
     return { ok: true, value, ctx, output }
   }

@@ -1,4 +1,5 @@
-import { Context, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Layer from "effect/Layer"
 import type { ServeQueryEvent } from "../domain/event.js"
 
 export type QueryEventListener = (event: ServeQueryEvent) => void

@@ -1,4 +1,5 @@
-import { Context, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Layer from "effect/Layer"
 import type { ServeAuthContext, TenantConfig } from "../domain/config.js"
 import { Forbidden } from "../domain/errors.js"
 

@@ -1,15 +1,20 @@
 import { createHash } from "node:crypto"
+import { fc, test } from "@fast-check/vitest"
 import { defineServe, type RunningServer } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const rows = [{ region: "eu", total: 10 }]
-const etagOf = (body: string) => `"${createHash("sha1").update(body).digest("base64url")}"`
+/** The tag is the first 160 bits of the body's SHA-256, base64url: node:crypto checks queryserve's own digest. */
+const etagOf = (body: string) => `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`
+/** Over 16 Ki characters, with multi-byte ones: digested by Web Crypto instead of synchronously. */
+const bigRows = Array.from({ length: 400 }, (_, i) => ({ region: `région-${i} ✓`, total: i, note: "x".repeat(40) }))
 
 describe("cache headers, ETag and 304 over a real server", () => {
   let calls = 0
   const api = defineServe({
     queries: {
       cached: { cacheTtlMs: 60_000, query: () => (calls++, rows) },
+      big: { cacheTtlMs: 60_000, query: () => bigRows },
       privateCached: { cacheTtlMs: 30_500, auth: () => ({ id: "u1" }), query: () => rows },
       tenantCached: { cacheTtlMs: 5_000, tenant: { extract: () => "t1" }, query: () => rows },
       noStore: { cacheTtlMs: 0, query: () => rows },
@@ -40,6 +45,17 @@ describe("cache headers, ETag and 304 over a real server", () => {
     expect(response.headers.get("etag")).toBe(etagOf(body))
     // The format is negotiated by Accept; CORS with a list of origins adds Origin.
     expect(response.headers.get("vary")).toBe("Accept, Origin")
+  })
+
+  it("tags a large body with the same digest, computed asynchronously, and answers 304 for it", async () => {
+    const response = await get("big")
+    const body = await response.text()
+    expect(body.length).toBeGreaterThan(16 * 1024)
+    const etag = response.headers.get("etag")
+    expect(etag).toBe(etagOf(body))
+    const again = await get("big", { "if-none-match": etag! })
+    expect(again.status).toBe(304)
+    expect(await again.text()).toBe("")
   })
 
   it("is private when the endpoint requires auth or a tenant, no-store for 0, absent for null", async () => {
@@ -99,5 +115,15 @@ describe("cache headers, ETag and 304 over a real server", () => {
     expect(response.status).toBe(500)
     expect(response.headers["cache-control"]).toBeUndefined()
     expect(response.headers.etag).toBeUndefined()
+  })
+})
+
+describe("the ETag digest", () => {
+  const api = defineServe({ queries: { echo: { method: "POST", cacheTtlMs: 1_000, query: ({ input }: { input: { text: string } }) => input.text } } })
+
+  // Lengths around SHA-256's 64-byte blocks and its 56-byte padding edge, in one- to four-byte UTF-8 characters.
+  test.prop([fc.string({ unit: "binary", maxLength: 200 })], { numRuns: 300 })("is the body's SHA-256 for any text", async (text) => {
+    const response = await api.handler({ method: "POST", path: "/api/analytics/echo", body: { text } })
+    expect(response.headers.etag).toBe(etagOf(response.body!))
   })
 })

@@ -51,7 +51,7 @@ const observed = { aborted: 0 }
 const redisRuntime = config.redisUrl === undefined
   ? undefined
   : ManagedRuntime.make(redisRateLimitStoreLayer({ url: config.redisUrl, commandTimeoutMs: 500 }))
-const store: RateLimitStoreService | undefined = redisRuntime?.runSync(RateLimitStore)
+const store: RateLimitStoreService | undefined = await redisRuntime?.runPromise(RateLimitStore)
 const limited = (failOpen: boolean) => rateLimit({ windowMs: 60_000, max: 1_000_000_000, keyBy: () => "load", failOpen, ...(store && { store }) })
 
 const faults = defineServe({
