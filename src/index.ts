@@ -1,111 +1,25 @@
 /**
  * queryserve: named queries as typed, multi-tenant HTTP endpoints.
  * This module is the promise facade; the Effect services and layers are exported for Effect users.
+ * It is the Node entry: the web build (index.web.ts, which runs anywhere) plus what needs Node's
+ * modules: `builder.start()` on node:http, the Node handlers, `serveDev` and the Redis store.
  */
-export { defineServe } from "./facade/defineServe.js"
-export type { ExecuteOptions, RouteOptions, ServeBuilder } from "./facade/defineServe.js"
-export { initServe } from "./facade/initServe.js"
-export type { InitServeOptions, ServeInit } from "./facade/initServe.js"
-export type { ProcedureBuilder } from "./facade/procedure.js"
-export type { QueryInput, QueryOutput } from "./facade/types.js"
+import { startNodeServer } from "./adapters/nodeServer.js"
+import { provideServerStart } from "./facade/serverStart.js"
 
-export { buildOpenApiDocument } from "./openapi/document.js"
-export type { OpenApiDocument, OpenApiOperation } from "./openapi/document.js"
-export type { DocumentedMiddleware, ServeEndpoint } from "./openapi/endpoint.js"
-export { withSecurityScheme } from "./openapi/securityScheme.js"
-export type { DocumentedAuthStrategy, SecurityScheme } from "./openapi/securityScheme.js"
-export { buildDocsHtml } from "./docs/html.js"
-export type { DocsHtmlOptions } from "./docs/html.js"
-export type { JsonSchema } from "./domain/jsonSchema.js"
-export { createClient } from "./client/createClient.js"
-export type { CallOptions, ClientCall, ClientOptions, ServeClient } from "./client/createClient.js"
-export { ServeClientError } from "./client/ServeClientError.js"
+provideServerStart(startNodeServer)
 
-export type {
-  AnyQueryConfig,
-  AuthStrategy,
-  CorsOptions,
-  DocsOptions,
-  EndpointInfo,
-  ExecutableQuery,
-  LegacyQuery,
-  OpenApiOptions,
-  QueryLoggingOption,
-  QueryResolver,
-  RunnableQuery,
-  ServeAuthContext,
-  ServeConfig,
-  ServeContext,
-  ServeContextFactory,
-  ServeLifecycleHooks,
-  ServeMiddleware,
-  ServeQueriesMap,
-  ServeQueryConfig,
-  ServeQueryEntry,
-  TenantConfig,
-  TenantMode
-} from "./domain/config.js"
-export type { ErrorEnvelope } from "./domain/envelope.js"
-export { toErrorResponse } from "./domain/envelope.js"
-export {
-  DatabaseUnreachable,
-  Forbidden,
-  GatewayTimeout,
-  InternalError,
-  NotAcceptable,
-  NotFound,
-  PayloadTooLarge,
-  QueryFailure,
-  RateLimited,
-  ServeHttpError,
-  ServiceUnavailable,
-  Unauthorized,
-  ValidationError
-} from "./domain/errors.js"
-export type { ErrorType, ServeError, ServeHttpErrorOptions, ValidationIssue } from "./domain/errors.js"
-export type { ServeQueryEvent } from "./domain/event.js"
-export { formatQueryEvent, formatQueryEventJSON } from "./domain/event.js"
-export { getHeader, normalizeHeaderMap } from "./domain/http.js"
-export type { HttpMethod, ServeHandler, ServeRequest, ServeResponse } from "./domain/http.js"
-export type { SchemaInput, SchemaOutput, ServeSchema } from "./domain/schema.js"
+export * from "./index.web.js"
 
-export { requireAuthMiddleware, requireRoleMiddleware, requireScopeMiddleware } from "./pipeline/guardMiddlewares.js"
-export { rateLimit } from "./middleware/rateLimit.js"
-export type { RateLimitOptions } from "./middleware/rateLimit.js"
-export { apiKeyAuth } from "./auth/apiKeyAuth.js"
-export type { ApiKeyAuthOptions } from "./auth/apiKeyAuth.js"
-export { jwtAuth } from "./auth/jwtAuth.js"
-export type { ClaimReader, JwtAuthContext, JwtAuthOptions } from "./auth/jwtAuth.js"
-
-export { Authenticator } from "./services/Authenticator.js"
-export type { AuthenticatorService } from "./services/Authenticator.js"
-export { Pipeline } from "./services/Pipeline.js"
-export type { PipelineService } from "./services/Pipeline.js"
-export { QueryLogger } from "./services/QueryLogger.js"
-export type { ServeQueryLogger } from "./services/QueryLogger.js"
-export { RateLimitStore } from "./services/RateLimitStore.js"
-export type { RateLimitStoreService } from "./services/RateLimitStore.js"
-export { TenantIsolation } from "./services/TenantIsolation.js"
-export type { TenantIsolationService } from "./services/TenantIsolation.js"
-export { defaultServicesLayer, pipelineLayer } from "./layers/serveLayer.js"
-export { makeMemoryRateLimitStore, memoryRateLimitStoreLayer } from "./layers/memoryRateLimitStore.js"
-export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from "./layers/memoryRateLimitStore.js"
+export { createNodeHandler } from "./adapters/node.js"
+export type { NodeHandlerOptions, NodeListener } from "./adapters/node.js"
+export { startNodeServer }
+export { createPlatformNodeHandler } from "./adapters/platformNode.js"
+export { serveDev } from "./adapters/serveDev.js"
+export type { DevServable, ServeDevOptions } from "./adapters/serveDev.js"
 export { makeRedisRateLimitStore, redisRateLimitStoreLayer } from "./layers/redisRateLimitStore.js"
 export type {
   RedisRateLimitClient,
   RedisRateLimitStoreLayerOptions,
   RedisRateLimitStoreOptions
 } from "./layers/redisRateLimitStore.js"
-
-export { createNodeHandler } from "./adapters/node.js"
-export type { NodeHandlerOptions, NodeListener } from "./adapters/node.js"
-export { startNodeServer } from "./adapters/nodeServer.js"
-export type { NodeServerOptions, RunningServer } from "./adapters/nodeServer.js"
-export { createFetchHandler } from "./adapters/fetch.js"
-export type { FetchHandler, FetchHandlerOptions } from "./adapters/fetch.js"
-export { createPlatformEdgeHandler, createPlatformNodeHandler } from "./adapters/platform.js"
-export type { PlatformEdgeHandler } from "./adapters/platform.js"
-export { toHttpApp } from "./adapters/effect.js"
-export type { HttpAppOptions } from "./adapters/effect.js"
-export { serveDev } from "./adapters/serveDev.js"
-export type { DevServable, ServeDevOptions } from "./adapters/serveDev.js"

@@ -1,6 +1,5 @@
 import type { HttpMethod, ServeHandler } from "../domain/http.js"
 import { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from "./fetch.js"
-import { createNodeHandler, type NodeHandlerOptions, type NodeListener } from "./node.js"
 
 /**
  * The edge handler for a Vercel-style platform: a fetch handler that is also available under each
@@ -18,10 +17,3 @@ const withMethodExports = (handler: FetchHandler): PlatformEdgeHandler =>
  */
 export const createPlatformEdgeHandler = (handler: ServeHandler, options: FetchHandlerOptions = {}): PlatformEdgeHandler =>
   withMethodExports(createFetchHandler(handler, { trustProxy: true, ...options }))
-
-/**
- * For the platform's Node runtime (`export default createPlatformNodeHandler(api.handler)`). A body the
- * runtime already parsed into `req.body` is used as is; `trustProxy` defaults to true as on the edge.
- */
-export const createPlatformNodeHandler = (handler: ServeHandler, options: NodeHandlerOptions = {}): NodeListener =>
-  createNodeHandler(handler, { trustProxy: true, ...options })

@@ -21,7 +21,8 @@ import { Pipeline, type PipelineService } from "../services/Pipeline.js"
 import { makeQueryLogger, QueryLogger, type ServeQueryLogger } from "../services/QueryLogger.js"
 import { attachConfiguredLogging } from "./logging.js"
 import type { QueryInput, QueryOutput } from "./types.js"
-import { startNodeServer, type NodeServerOptions, type RunningServer } from "../adapters/nodeServer.js"
+import type { NodeServerOptions, RunningServer } from "../adapters/serverOptions.js"
+import { startServerFor } from "./serverStart.js"
 
 export interface ExecuteOptions<TInput = unknown> {
   readonly input?: TInput
@@ -50,6 +51,7 @@ export interface ServeBuilder<TQueries extends ServeQueriesMap = ServeQueriesMap
   describe(): ReadonlyArray<ServeEndpoint>
   readonly queryLogger: ServeQueryLogger
   readonly handler: ServeHandler
+  /** Serves the API with node:http (the Node entry); the web build throws, naming createFetchHandler. */
   start(options?: NodeServerOptions): Promise<RunningServer>
   /** The Effect runtime handlers run on; for Effect users. */
   readonly runtime: ManagedRuntime.ManagedRuntime<Pipeline | QueryLogger, unknown>
@@ -128,7 +130,7 @@ export const defineServe = <
     describe,
     queryLogger: logger,
     handler: (request) => withPipeline((p) => p.handle(request)),
-    start: (options) => startNodeServer(builder.handler, options),
+    start: (options) => startServerFor(builder.handler, options),
     runtime,
     dispose: () => runtime.dispose()
   }

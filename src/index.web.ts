@@ -1,0 +1,102 @@
+/**
+ * queryserve's web build: everything that runs on any runtime with Web standards (workerd, Deno,
+ * browsers, Bun, Node), with no `node:` module anywhere in its import graph. Serve an API with
+ * `createFetchHandler(api.handler)`; `builder.start()`, `serveDev`, the Node adapters and the Redis
+ * store are in the Node entry (`queryserve/node`, the default where Node's modules exist).
+ */
+export { defineServe } from "./facade/defineServe.js"
+export type { ExecuteOptions, RouteOptions, ServeBuilder } from "./facade/defineServe.js"
+export { initServe } from "./facade/initServe.js"
+export type { InitServeOptions, ServeInit } from "./facade/initServe.js"
+export type { ProcedureBuilder } from "./facade/procedure.js"
+export type { QueryInput, QueryOutput } from "./facade/types.js"
+
+export { buildOpenApiDocument } from "./openapi/document.js"
+export type { OpenApiDocument, OpenApiOperation } from "./openapi/document.js"
+export type { DocumentedMiddleware, ServeEndpoint } from "./openapi/endpoint.js"
+export { withSecurityScheme } from "./openapi/securityScheme.js"
+export type { DocumentedAuthStrategy, SecurityScheme } from "./openapi/securityScheme.js"
+export { buildDocsHtml } from "./docs/html.js"
+export type { DocsHtmlOptions } from "./docs/html.js"
+export type { JsonSchema } from "./domain/jsonSchema.js"
+export { createClient } from "./client/createClient.js"
+export type { CallOptions, ClientCall, ClientOptions, ServeClient } from "./client/createClient.js"
+export { ServeClientError } from "./client/ServeClientError.js"
+
+export type {
+  AnyQueryConfig,
+  AuthStrategy,
+  CorsOptions,
+  DocsOptions,
+  EndpointInfo,
+  ExecutableQuery,
+  LegacyQuery,
+  OpenApiOptions,
+  QueryLoggingOption,
+  QueryResolver,
+  RunnableQuery,
+  ServeAuthContext,
+  ServeConfig,
+  ServeContext,
+  ServeContextFactory,
+  ServeLifecycleHooks,
+  ServeMiddleware,
+  ServeQueriesMap,
+  ServeQueryConfig,
+  ServeQueryEntry,
+  TenantConfig,
+  TenantMode
+} from "./domain/config.js"
+export type { ErrorEnvelope } from "./domain/envelope.js"
+export { toErrorResponse } from "./domain/envelope.js"
+export {
+  DatabaseUnreachable,
+  Forbidden,
+  GatewayTimeout,
+  InternalError,
+  NotAcceptable,
+  NotFound,
+  PayloadTooLarge,
+  QueryFailure,
+  RateLimited,
+  ServeHttpError,
+  ServiceUnavailable,
+  Unauthorized,
+  ValidationError
+} from "./domain/errors.js"
+export type { ErrorType, ServeError, ServeHttpErrorOptions, ValidationIssue } from "./domain/errors.js"
+export type { ServeQueryEvent } from "./domain/event.js"
+export { formatQueryEvent, formatQueryEventJSON } from "./domain/event.js"
+export { getHeader, normalizeHeaderMap } from "./domain/http.js"
+export type { HttpMethod, ServeHandler, ServeRequest, ServeResponse } from "./domain/http.js"
+export type { SchemaInput, SchemaOutput, ServeSchema } from "./domain/schema.js"
+
+export { requireAuthMiddleware, requireRoleMiddleware, requireScopeMiddleware } from "./pipeline/guardMiddlewares.js"
+export { rateLimit } from "./middleware/rateLimit.js"
+export type { RateLimitOptions } from "./middleware/rateLimit.js"
+export { apiKeyAuth } from "./auth/apiKeyAuth.js"
+export type { ApiKeyAuthOptions } from "./auth/apiKeyAuth.js"
+export { jwtAuth } from "./auth/jwtAuth.js"
+export type { ClaimReader, JwtAuthContext, JwtAuthOptions } from "./auth/jwtAuth.js"
+
+export { Authenticator } from "./services/Authenticator.js"
+export type { AuthenticatorService } from "./services/Authenticator.js"
+export { Pipeline } from "./services/Pipeline.js"
+export type { PipelineService } from "./services/Pipeline.js"
+export { QueryLogger } from "./services/QueryLogger.js"
+export type { ServeQueryLogger } from "./services/QueryLogger.js"
+export { RateLimitStore } from "./services/RateLimitStore.js"
+export type { RateLimitStoreService } from "./services/RateLimitStore.js"
+export { TenantIsolation } from "./services/TenantIsolation.js"
+export type { TenantIsolationService } from "./services/TenantIsolation.js"
+export { defaultServicesLayer, pipelineLayer } from "./layers/serveLayer.js"
+export { makeMemoryRateLimitStore, memoryRateLimitStoreLayer } from "./layers/memoryRateLimitStore.js"
+export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from "./layers/memoryRateLimitStore.js"
+
+export type { NodeServerOptions, RunningServer } from "./adapters/serverOptions.js"
+export { createFetchHandler } from "./adapters/fetch.js"
+export type { FetchHandler, FetchHandlerOptions } from "./adapters/fetch.js"
+export { createPlatformEdgeHandler } from "./adapters/platform.js"
+export type { PlatformEdgeHandler } from "./adapters/platform.js"
+export { toHttpApp } from "./adapters/effect.js"
+export type { HttpAppOptions } from "./adapters/effect.js"

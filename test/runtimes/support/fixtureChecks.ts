@@ -1,0 +1,78 @@
+import { createHash } from "node:crypto"
+import { expect } from "vitest"
+import { API_KEY, EXPORT_ROWS } from "../fixture/api.js"
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+const sha256Tag = (body: string): string => `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`
+
+const withKey = (headers: Record<string, string> = {}): Record<string, string> => ({ "x-api-key": API_KEY, ...headers })
+
+const errorOf = async (response: Response): Promise<{ type: string; details?: Record<string, unknown> }> =>
+  ((await response.json()) as { error: { type: string; details?: Record<string, unknown> } }).error
+
+/** What every runtime must answer for the fixture API (test/runtimes/fixture/api.ts) served at `base`. */
+export const FIXTURE_CHECKS: ReadonlyArray<readonly [name: string, check: (base: string) => Promise<void>]> = [
+  ["answers an authenticated GET with JSON, a generated request id and a SHA-256 ETag", async (base) => {
+    const response = await fetch(`${base}/api/revenue?region=eu`, { headers: withKey() })
+    const body = await response.text()
+    expect(response.status).toBe(200)
+    expect(JSON.parse(body)).toEqual({ region: "eu", total: 42 })
+    expect(response.headers.get("x-request-id")).toMatch(UUID)
+    expect(response.headers.get("etag")).toBe(sha256Tag(body))
+    const again = await fetch(`${base}/api/revenue?region=eu`, { headers: withKey({ "if-none-match": response.headers.get("etag")! }) })
+    expect(again.status).toBe(304)
+  }],
+  ["refuses a missing key and an unknown one with 401", async (base) => {
+    const missing = await fetch(`${base}/api/revenue?region=eu`)
+    expect(missing.status).toBe(401)
+    expect(await errorOf(missing)).toMatchObject({ type: "UNAUTHORIZED", details: { reason: "missing_credentials" } })
+    const unknown = await fetch(`${base}/api/revenue?region=eu`, { headers: { "x-api-key": `${API_KEY}-not` } })
+    expect(unknown.status).toBe(401)
+    expect(await errorOf(unknown)).toMatchObject({ type: "UNAUTHORIZED", details: { reason: "invalid_credentials" } })
+  }],
+  ["validates query and JSON-body input (400) and answers a valid POST", async (base) => {
+    const badRegion = await fetch(`${base}/api/revenue?region=mars`, { headers: withKey() })
+    expect(badRegion.status).toBe(400)
+    expect((await errorOf(badRegion)).type).toBe("VALIDATION_ERROR")
+    const post = (body: string) =>
+      fetch(`${base}/api/report`, { method: "POST", headers: withKey({ "content-type": "application/json" }), body })
+    const valid = await post(JSON.stringify({ region: "us", limit: 2 }))
+    expect(valid.status).toBe(200)
+    expect(await valid.json()).toEqual([{ region: "us", rank: 1 }, { region: "us", rank: 2 }])
+    for (const invalid of [JSON.stringify({ region: "us", limit: 0 }), "{\"region\":"]) {
+      const response = await post(invalid)
+      expect(response.status).toBe(400)
+      expect((await errorOf(response)).type).toBe("VALIDATION_ERROR")
+    }
+  }],
+  ["tags a large answer with the same SHA-256, digested by Web Crypto", async (base) => {
+    const response = await fetch(`${base}/api/export`, { headers: withKey() })
+    const body = await response.text()
+    expect(body.length).toBeGreaterThan(16 * 1024)
+    expect(JSON.parse(body)).toEqual(EXPORT_ROWS)
+    expect(response.headers.get("etag")).toBe(sha256Tag(body))
+  }],
+  ["serves the OpenAPI document", async (base) => {
+    const response = await fetch(`${base}/api/openapi.json`)
+    expect(response.status).toBe(200)
+    const document = (await response.json()) as { openapi: string; info: { title: string }; paths: Record<string, unknown> }
+    expect(document.openapi).toBe("3.1.0")
+    expect(document.info.title).toBe("Runtime fixture")
+    expect(Object.keys(document.paths).sort()).toEqual(["/api/export", "/api/report", "/api/revenue"])
+  }],
+  ["serves the docs page and Scalar's script beside it", async (base) => {
+    const page = await fetch(`${base}/api/docs`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8")
+    const html = await page.text()
+    const src = /<script src="([^"]+)"><\/script>/.exec(html)?.[1]
+    expect(src).toMatch(/^\.\/docs\/scalar\.js\?v=[\w-]{27}$/)
+    const script = await fetch(new URL(src!.replace(/&amp;/g, "&"), `${base}/api/docs`))
+    expect(script.status).toBe(200)
+    expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8")
+    const text = await script.text()
+    expect(text.length).toBeGreaterThan(1_000_000)
+    expect(text).toContain("@scalar/api-reference")
+    expect(`"${new URL(src!, base).searchParams.get("v")}"`).toBe(script.headers.get("etag"))
+  }]
+]
