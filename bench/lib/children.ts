@@ -8,7 +8,9 @@ import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { createInterface } from "node:readline";
+import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildSync } from "esbuild";
 
 const BENCH_DIR = fileURLToPath(new URL("../", import.meta.url));
 const ROOT_DIR = fileURLToPath(new URL("../../", import.meta.url));
@@ -85,14 +87,41 @@ export interface Started {
 }
 
 /**
- * Spawns `node --import tsx bench/<relative>` with PORT and extra env; resolves at
- * the first protocol line (ready/result/skip/fail), on exit, or on timeout.
+ * `bench/<relative>` compiled to plain JavaScript in bench/.build/ (the bench's own files bundled in,
+ * packages left to Node: `queryserve` is the built dist/), so that a measurement of start-up sees
+ * what users run, without tsx's module hooks, which cost time for every module Node loads.
+ */
+const compiled = (relative: string): string => {
+  const outfile = `${BENCH_DIR}.build/${basename(relative, ".ts")}.mjs`;
+  buildSync({
+    entryPoints: [`${BENCH_DIR}${relative}`],
+    outfile,
+    bundle: true,
+    packages: "external",
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    tsconfig: TSCONFIG,
+    logLevel: "warning",
+  });
+  return outfile;
+};
+
+/**
+ * Spawns `node --import tsx bench/<relative>` (with `plain`: `node` on the compiled file) with PORT
+ * and extra env; resolves at the first protocol line (ready/result/skip/fail), on exit, or on timeout.
  * Non-protocol stdout lines and stderr are kept (last 20) for error reports.
  */
-export const spawnBench = (relative: string, env: Readonly<Record<string, string>>, timeoutMs = 60_000): Promise<Started> =>
+export const spawnBench = (
+  relative: string,
+  env: Readonly<Record<string, string>>,
+  timeoutMs = 60_000,
+  plain = false,
+): Promise<Started> =>
   new Promise((resolve) => {
+    const args = plain ? [compiled(relative)] : ["--import", "tsx", `${BENCH_DIR}${relative}`];
     const t0 = performance.now();
-    const child = spawn(process.execPath, ["--import", "tsx", `${BENCH_DIR}${relative}`], {
+    const child = spawn(process.execPath, args, {
       cwd: ROOT_DIR,
       env: { ...process.env, ...env, BENCH_PARENT: "1", NODE_ENV: "production", TSX_TSCONFIG_PATH: TSCONFIG },
       stdio: ["pipe", "pipe", "pipe"],

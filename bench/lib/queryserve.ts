@@ -4,7 +4,7 @@
  * bench/tsconfig.json, which has no `paths` alias to src/), so the figures are those of the
  * JavaScript users run, without tsx's transform wrappers. `npm run bench` builds dist/ first.
  */
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import {
   apiKeyAuth,
   defineServe,
