@@ -1,24 +1,30 @@
 /**
  * The pipeline alone, without sockets: calls `builder.handler` of one setup in a loop with the
- * GET request of the fixture and prints the CPU µs per call. For profiling and quick A/B of
+ * GET request of the fixture (or with `post`, the POST request with its JSON body as the Node
+ * adapter hands it over: text) and prints the CPU µs per call. For profiling and quick A/B of
  * pipeline changes on a busy box (`node --cpu-prof` on it shows only queryserve's own frames):
- *   npm run build && TSX_TSCONFIG_PATH=bench/tsconfig.json node --import tsx bench/tasks/handlerLoop.ts full
+ *   npm run build && TSX_TSCONFIG_PATH=bench/tsconfig.json node --import tsx bench/tasks/handlerLoop.ts full [post]
  * SETUP: bare | full | full-log (default full); CALLS (default 500000).
  */
-import { API_KEY, API_KEY_HEADER, GET_PATH } from "../lib/fixture.js";
+import { API_KEY, API_KEY_HEADER, GET_PATH, POST_BODY, POST_PATH } from "../lib/fixture.js";
+import type { ServeRequest } from "queryserve";
 import { defineSetup, type Setup } from "../lib/queryserve.js";
 
 const setupArg = process.argv[2] ?? "full";
 if (setupArg !== "bare" && setupArg !== "full" && setupArg !== "full-log") throw new Error(`unknown setup ${setupArg}`);
 const setup: Setup = setupArg;
+const post = process.argv[3] === "post";
 const calls = Number(process.env["CALLS"] ?? "500000");
 const handler = defineSetup(setup).handler;
-const headers = { host: "127.0.0.1", [API_KEY_HEADER]: API_KEY, accept: "*/*" };
+const headers = { host: "127.0.0.1", [API_KEY_HEADER]: API_KEY, accept: "*/*", ...(post ? { "content-type": "application/json" } : {}) };
+const request: ServeRequest = post
+  ? { method: "POST", path: POST_PATH, query: {}, headers, body: POST_BODY }
+  : { method: "GET", path: GET_PATH, query: { region: "eu" }, headers };
 
 const run = (n: number): number => {
   let bytes = 0;
   for (let i = 0; i < n; i++) {
-    const answer = handler({ method: "GET", path: GET_PATH, query: { region: "eu" }, headers });
+    const answer = handler(request);
     if (answer instanceof Promise || !("status" in answer) || answer.status !== 200) throw new Error("expected a synchronous 200");
     bytes += answer.body?.length ?? 0;
   }
@@ -29,4 +35,4 @@ run(Math.min(calls, 50_000));
 const before = process.cpuUsage();
 run(calls);
 const used = process.cpuUsage(before);
-console.log(`${setup}: ${((used.user + used.system) / calls).toFixed(2)} CPU µs per handle()`);
+console.log(`${setup}${post ? " POST" : ""}: ${((used.user + used.system) / calls).toFixed(2)} CPU µs per handle()`);

@@ -27,22 +27,41 @@ const hasBody = (req: IncomingMessage): boolean =>
   req.method !== "GET" && req.method !== "HEAD" &&
   (req.headers["content-length"] !== undefined ? req.headers["content-length"] !== "0" : req.headers["transfer-encoding"] !== undefined)
 
-/** Reads the body as text; rejects with 413 as soon as more than `limit` bytes arrived, and stops reading. */
-const readBody = (req: IncomingMessage, limit: number): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length
-      if (size <= limit) return void chunks.push(chunk)
-      req.off("data", onData)
-      req.pause()
-      reject(payloadTooLarge(limit))
-    }
-    req.on("data", onData)
-    req.on("end", () => resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
+/**
+ * Reads the body as text, then calls `done` with it, or `failed` with 413 as soon as more than `limit`
+ * bytes arrived (and stops reading) or with the stream's error; only the first outcome counts.
+ * Callbacks, not a promise: the answer is written from the 'end' event itself, one promise and one
+ * microtask less per request.
+ */
+const readBody = (
+  req: IncomingMessage,
+  limit: number,
+  done: (body: string) => void,
+  failed: (error: unknown) => void
+): void => {
+  const chunks: Array<Buffer> = []
+  let size = 0
+  let settled = false
+  const onData = (chunk: Buffer): void => {
+    size += chunk.length
+    if (size <= limit) return void chunks.push(chunk)
+    req.off("data", onData)
+    req.pause()
+    settled = true
+    failed(payloadTooLarge(limit))
+  }
+  req.on("data", onData)
+  req.on("end", () => {
+    if (settled) return
+    settled = true
+    done(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"))
   })
+  req.on("error", (error) => {
+    if (settled) return
+    settled = true
+    failed(error)
+  })
+}
 
 const write = (res: ServerResponse, response: ServeResponse, close: boolean): void => {
   if (close) res.setHeader("connection", "close")
@@ -130,11 +149,8 @@ export const makeNodeListener = (
     // A framework in front (Express body parsers, serverless runtimes) may have read the body already.
     if (req.readableEnded) return dispatch(req, res, (req as { body?: unknown }).body)
     if (Number(req.headers["content-length"]) > limit) return fail(req, res, payloadTooLarge(limit), true)
-    readBody(req, limit).then(
-      (body) => dispatch(req, res, body),
-      (error: unknown) =>
-        error instanceof PayloadTooLarge ? fail(req, res, error, true) : fail(req, res, new InternalError({ cause: error }))
-    )
+    readBody(req, limit, (body) => dispatch(req, res, body), (error) =>
+      error instanceof PayloadTooLarge ? fail(req, res, error, true) : fail(req, res, new InternalError({ cause: error })))
   }
 }
 

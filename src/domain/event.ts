@@ -37,21 +37,39 @@ export const formatQueryEvent = (event: ServeQueryEvent): string | null => {
   return event.status === "completed" ? `✓ ${line}` : `✗ ${line} - ${errorMessage(event)}`
 }
 
-/** One JSON object per event (durationMs to 0.01 ms; timestamp = end time, ISO 8601); null for started events. */
+/** Characters JSON must escape (lone surrogates included): a string without any is written as is. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/
+
+const jsonString = (text: string): string => (NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`)
+
+/**
+ * A duration in ms to 0.01 ms, as JSON: the same text as `String(Math.round(ms * 100) / 100)`, but
+ * from integers, whose formatting is much cheaper than a fraction's.
+ */
+const hundredths = (ms: number): string => {
+  const total = Math.round(ms * 100)
+  if (!Number.isSafeInteger(total) || total < 0) return Number.isFinite(ms) ? String(total / 100) : "null"
+  const whole = Math.floor(total / 100)
+  const fraction = total % 100
+  if (fraction === 0) return `${whole}`
+  return fraction % 10 === 0 ? `${whole}.${fraction / 10}` : `${whole}.${fraction < 10 ? "0" : ""}${fraction}`
+}
+
+const jsonNumber = (value: number): string => (Number.isFinite(value) ? `${value}` : "null")
+
+/**
+ * One JSON object per event (durationMs to 0.01 ms; timestamp = end time, ISO 8601); null for started
+ * events. Written by hand rather than by JSON.stringify of an object: it runs for every request, and
+ * this is about twice as fast; strings that need escaping still go through JSON.stringify.
+ */
 export const formatQueryEventJSON = (event: ServeQueryEvent): string | null => {
   if (event.status === "started") return null
   const failed = event.status === "error"
-  // One literal with every key (error undefined is left out by JSON.stringify): no spread per line.
-  return JSON.stringify({
-    level: failed ? "error" : "info",
-    msg: `${event.method} ${event.path}`,
-    requestId: event.requestId,
-    endpoint: event.endpointKey,
-    status: event.responseStatus ?? (failed ? 500 : 200),
-    durationMs: Math.round((event.durationMs ?? 0) * 100) / 100,
-    timestamp: isoTimestamp(event.endTime ?? event.startTime),
-    error: failed ? errorMessage(event) : undefined
-  })
+  return `{"level":"${failed ? "error" : "info"}","msg":${jsonString(`${event.method} ${event.path}`)},"requestId":${
+    jsonString(event.requestId)
+  },"endpoint":${jsonString(event.endpointKey)},"status":${jsonNumber(event.responseStatus ?? (failed ? 500 : 200))},"durationMs":${
+    hundredths(event.durationMs ?? 0)
+  },"timestamp":"${isoTimestamp(event.endTime ?? event.startTime)}"${failed ? `,"error":${jsonString(errorMessage(event))}` : ""}}`
 }
 
 export const formatSlowQuery = (event: ServeQueryEvent, thresholdMs: number): string =>

@@ -8,6 +8,7 @@ import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
 import { type Coercion, compileCoercion } from "./coerce.js"
 import { InternalError, ValidationError, type ValidationIssue } from "./errors.js"
+import { compileFastDecoder, NO_MATCH } from "./fastDecode.js"
 import type { QueryParams } from "./http.js"
 import type { JsonSchema } from "./jsonSchema.js"
 import { type MaybePromise, andThen } from "./maybePromise.js"
@@ -105,6 +106,8 @@ const effectJsonSchema = (schema: Schema.Schema.AnyNoContext): JsonSchema | unde
 const compileEffectSchema = (schema: Schema.Schema.AnyNoContext, role: SchemaRole): CompiledSchema => {
   const options = { errors: "all", onExcessProperty: "ignore" } as const
   const decodeSync = ParseResult.decodeUnknownEither(schema, options)
+  // Valid input of the usual shapes skips Effect's decoder; anything else, and every failure, goes through it.
+  const fastDecode = compileFastDecoder(schema.ast)
   const encodeSync = ParseResult.encodeUnknownEither(schema, options)
   // Schemas with async transformations cannot run synchronously; they take the promise path.
   const runAsync = <A>(effect: Effect.Effect<A, ParseResult.ParseIssue>, onFailure: (issue: ParseResult.ParseIssue) => Error) =>
@@ -117,6 +120,10 @@ const compileEffectSchema = (schema: Schema.Schema.AnyNoContext, role: SchemaRol
   const unshapeable = (issue: ParseResult.ParseIssue) => new InternalError({ cause: ParseResult.parseError(issue) })
   return withJsonSchema(schema, role, {
     decode: (value) => {
+      if (fastDecode !== undefined) {
+        const decoded = fastDecode(value, options)
+        if (decoded !== NO_MATCH) return decoded
+      }
       const result = decodeSync(value)
       if (Either.isRight(result)) return result.right
       if (isAsyncRequired(result.left)) return runAsync(ParseResult.decodeUnknown(schema, options)(value), invalid)

@@ -1,5 +1,5 @@
 import * as Cause from "effect/Cause"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
 import type { ServeContext } from "../domain/config.js"
@@ -43,6 +43,12 @@ export const makeEffectRunner = (runtime: Runtime.Runtime<never>) => {
 
 export type EffectRunner = ReturnType<typeof makeEffectRunner>
 
+const EFFECT_TYPE_ID = Symbol.for("effect/Effect")
+
+/** `Effect.isEffect`, inlined: it runs on every request, and Effect's goes through a dual-arity wrapper. */
+const isEffect = (value: unknown): value is Effect.Effect<unknown, unknown, never> =>
+  ((typeof value === "object" && value !== null) || typeof value === "function") && EFFECT_TYPE_ID in value
+
 /** A handler's value, promise or Effect, as a plain value or promise. */
 export const settle = (result: unknown, ctx: ServeContext, runEffect: EffectRunner): MaybePromise<unknown> =>
-  Effect.isEffect(result) ? runEffect(result as Effect.Effect<unknown, unknown, never>, ctx.signal) : result
+  isEffect(result) ? runEffect(result, ctx.signal) : result

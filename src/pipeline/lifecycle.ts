@@ -21,8 +21,8 @@ export const rawCause = (error: ServeError): unknown =>
 
 const asError = (value: unknown): Error => (value instanceof Error ? value : new Error(String(value)))
 
-const callHook = <A>(name: string, hook: ((arg: A) => void) | undefined, arg: A): void => {
-  if (hook === undefined) return
+/** Callers check that the hook exists first, so that its argument is not built for nobody. */
+const callHook = <A>(name: string, hook: (arg: A) => void, arg: A): void => {
   try {
     hook(arg)
   } catch (error) {
@@ -47,7 +47,7 @@ export class Lifecycle {
   }
 
   started(record: ExecutionRecord): void {
-    callHook("onRequestStart", this.hooks.onRequestStart, {
+    if (this.hooks.onRequestStart !== undefined) callHook("onRequestStart", this.hooks.onRequestStart, {
       requestId: record.requestId,
       queryKey: record.endpoint.key,
       method: record.method,
@@ -68,14 +68,14 @@ export class Lifecycle {
 
   completed(record: ExecutionRecord, input: unknown, status: number, result: unknown): void {
     const durationMs = performance.now() - record.startedAt
-    callHook("onRequestEnd", this.hooks.onRequestEnd, {
+    if (this.hooks.onRequestEnd !== undefined) callHook("onRequestEnd", this.hooks.onRequestEnd, {
       requestId: record.requestId,
       queryKey: record.endpoint.key,
       durationMs,
       status,
       result
     })
-    if (this.logger.listenerCount > 0) this.logger.emit(this.finalEvent(record, "completed", durationMs, input, status, { result }))
+    if (this.logger.listenerCount > 0) this.logger.emit(this.finalEvent(record, "completed", durationMs, input, status, result, undefined))
   }
 
   failed(record: ExecutionRecord, input: unknown, status: number, error: ServeError): void {
@@ -83,15 +83,15 @@ export class Lifecycle {
     const raw = rawCause(error)
     // Both halves of access control report here: no/invalid credentials (401) and missing role, scope or tenant (403).
     if (error._tag === "Unauthorized" || error._tag === "Forbidden") {
-      callHook("onAuthFailure", this.hooks.onAuthFailure, {
+      if (this.hooks.onAuthFailure !== undefined) callHook("onAuthFailure", this.hooks.onAuthFailure, {
         requestId: record.requestId,
         queryKey: record.endpoint.key,
         reason: error.reason,
         request: record.request
       })
     }
-    callHook("onError", this.hooks.onError, { error: raw, queryKey: record.endpoint.key, requestId: record.requestId, durationMs })
-    callHook("onRequestEnd", this.hooks.onRequestEnd, {
+    if (this.hooks.onError !== undefined) callHook("onError", this.hooks.onError, { error: raw, queryKey: record.endpoint.key, requestId: record.requestId, durationMs })
+    if (this.hooks.onRequestEnd !== undefined) callHook("onRequestEnd", this.hooks.onRequestEnd, {
       requestId: record.requestId,
       queryKey: record.endpoint.key,
       durationMs,
@@ -99,7 +99,7 @@ export class Lifecycle {
       result: undefined
     })
     if (this.logger.listenerCount > 0) {
-      this.logger.emit(this.finalEvent(record, "error", durationMs, input, status, { error: asError(raw) }))
+      this.logger.emit(this.finalEvent(record, "error", durationMs, input, status, undefined, asError(raw)))
     }
   }
 
@@ -109,8 +109,10 @@ export class Lifecycle {
     durationMs: number,
     input: unknown,
     responseStatus: number,
-    outcome: Pick<ServeQueryEvent, "result" | "error">
+    result: unknown,
+    error: Error | undefined
   ): ServeQueryEvent {
+    // Every key in one literal, so completed and error events share one shape (no spread per event).
     return {
       requestId: record.requestId,
       endpointKey: record.endpoint.key,
@@ -122,7 +124,8 @@ export class Lifecycle {
       durationMs,
       input,
       responseStatus,
-      ...outcome
+      result,
+      error
     }
   }
 }

@@ -1,3 +1,4 @@
+import { fc, test } from "@fast-check/vitest"
 import { defineServe, formatQueryEvent, formatQueryEventJSON, ServeHttpError, type ServeQueryEvent } from "queryserve"
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 
@@ -103,5 +104,40 @@ describe("formatQueryEvent / formatQueryEventJSON", () => {
     const event: ServeQueryEvent = { ...base, status: "completed", durationMs: 12.3456, endTime: START.getTime() + 12.3456, responseStatus: 200 }
     expect(formatQueryEvent(event)).toBe("✓ GET /api/analytics/revenue → 200 (12ms)")
     expect(JSON.parse(formatQueryEventJSON(event)!)).toMatchObject({ durationMs: 12.35, timestamp: "2025-06-01T12:00:00.012Z" })
+  })
+
+  // The JSON line is written by hand for speed: it must be exactly what JSON.stringify writes for its fields.
+  test.prop([
+    fc.record({
+      path: fc.string({ unit: "binary", maxLength: 40 }),
+      requestId: fc.string({ unit: "binary", maxLength: 40 }),
+      endpointKey: fc.string({ unit: "binary", maxLength: 20 }),
+      message: fc.string({ unit: "binary", maxLength: 40 }),
+      durationMs: fc.oneof(fc.double({ min: 0, max: 1e7, noNaN: true }), fc.constantFrom(0, 0.004, 0.005, 0.1, 1.1, 12.34, 99.999)),
+      responseStatus: fc.integer({ min: 100, max: 599 }),
+      failed: fc.boolean()
+    })
+  ], { numRuns: 500 })("formatQueryEventJSON writes what JSON.stringify writes", (e) => {
+    const event: ServeQueryEvent = {
+      ...base,
+      path: e.path,
+      requestId: e.requestId,
+      endpointKey: e.endpointKey,
+      status: e.failed ? "error" : "completed",
+      durationMs: e.durationMs,
+      endTime: START.getTime() + e.durationMs,
+      responseStatus: e.responseStatus,
+      error: e.failed ? new Error(e.message) : undefined
+    }
+    expect(formatQueryEventJSON(event)).toBe(JSON.stringify({
+      level: e.failed ? "error" : "info",
+      msg: `GET ${e.path}`,
+      requestId: e.requestId,
+      endpoint: e.endpointKey,
+      status: e.responseStatus,
+      durationMs: Math.round(e.durationMs * 100) / 100,
+      timestamp: new Date(Math.floor(START.getTime() + e.durationMs)).toISOString(),
+      error: e.failed ? e.message : undefined
+    }))
   })
 })
