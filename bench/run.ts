@@ -16,7 +16,7 @@
 import { execFileSync } from "node:child_process";
 import { availableParallelism, cpus, release, type } from "node:os";
 import { fileURLToPath } from "node:url";
-import { freePort, killAllNow, machineBusySeconds, spawnBench, stopAll, stopChild, treeRssMiB } from "./lib/children.js";
+import { freePort, killAllNow, machineBusySeconds, type RunMode, spawnBench, stopAll, stopChild, treeRssMiB } from "./lib/children.js";
 import { API_KEY, API_KEY_HEADER, GET_URL_PATH, POST_BODY, POST_PATH } from "./lib/fixture.js";
 import { runLoad, type RunResult, type Target } from "./lib/load.js";
 import {
@@ -286,9 +286,9 @@ const runRss = async (): Promise<RssResult[]> => {
   return out;
 };
 
-const runTask = async (file: string, env: Record<string, string>, plain = false): Promise<{ outcome: TaskResult; wallMs: number }> => {
+const runTask = async (file: string, env: Record<string, string>, mode: RunMode = "tsx"): Promise<{ outcome: TaskResult; wallMs: number }> => {
   const port = await freePort();
-  const started = await spawnBench(file, { PORT: String(port), ...env }, 120_000, plain);
+  const started = await spawnBench(file, { PORT: String(port), ...env }, 120_000, mode);
   await stopChild(started.child);
   const o = started.outcome;
   if (o.kind === "result") {
@@ -309,16 +309,23 @@ const runOpenapi = async (): Promise<TaskResult> => {
 
 const COLD_RUNS = 5;
 
+/** Cold-start rows: raw node:http, queryserve from dist/ as installed, and the same app bundled with its packages. */
+const COLD_TARGETS: ReadonlyArray<{ readonly target: string; readonly env: string; readonly mode: RunMode }> = [
+  { target: "raw", env: "raw", mode: "node" },
+  { target: "queryserve", env: "queryserve", mode: "node" },
+  { target: "queryserve, app bundled", env: "queryserve", mode: "bundled" },
+];
+
 const runColdStart = async (): Promise<ColdStartResult[]> => {
   log("== Cold start: spawn node (plain JavaScript, no tsx), import, define 100 queries, first answered request, RSS");
-  const targets = ["raw", "queryserve"];
+  const targets = COLD_TARGETS.map((t) => t.target);
   const runs = new Map(targets.map((target) => [target, { data: [] as Record<string, unknown>[], walls: [] as number[], failure: undefined as TaskResult | undefined }]));
-  // Interleaved, so that drift of a busy box hits both alike.
+  // Interleaved, so that drift of a busy box hits all alike.
   for (let i = 0; i < COLD_RUNS; i++) {
-    for (const target of targets) {
+    for (const { target, env, mode } of COLD_TARGETS) {
       const state = runs.get(target)!;
       if (state.failure !== undefined) continue;
-      const { outcome, wallMs } = await runTask("tasks/coldstart.ts", { COLD_TARGET: target }, true);
+      const { outcome, wallMs } = await runTask("tasks/coldstart.ts", { COLD_TARGET: env }, mode);
       if (outcome.status !== "ok" || outcome.data === undefined) {
         state.failure = outcome;
         log(`  ${target}: ${outcome.status.toUpperCase()} — ${outcome.reason ?? ""}`);

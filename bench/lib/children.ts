@@ -87,17 +87,21 @@ export interface Started {
 }
 
 /**
- * `bench/<relative>` compiled to plain JavaScript in bench/.build/ (the bench's own files bundled in,
- * packages left to Node: `queryserve` is the built dist/), so that a measurement of start-up sees
- * what users run, without tsx's module hooks, which cost time for every module Node loads.
+ * How a child runs: `tsx` on the TypeScript file; `node` on it compiled to plain JavaScript in
+ * bench/.build/ (the bench's own files bundled in, packages left to Node: `queryserve` is the built
+ * dist/), so that a measurement of start-up sees what users run, without tsx's module hooks, which
+ * cost time for every module Node loads; `bundled`: the same with every package bundled in too, as
+ * serverless functions are usually deployed.
  */
-const compiled = (relative: string): string => {
-  const outfile = `${BENCH_DIR}.build/${basename(relative, ".ts")}.mjs`;
+export type RunMode = "tsx" | "node" | "bundled";
+
+const compiled = (relative: string, mode: RunMode): string => {
+  const outfile = `${BENCH_DIR}.build/${basename(relative, ".ts")}${mode === "bundled" ? ".bundled" : ""}.mjs`;
   buildSync({
     entryPoints: [`${BENCH_DIR}${relative}`],
     outfile,
     bundle: true,
-    packages: "external",
+    ...(mode === "bundled" ? {} : { packages: "external" as const }),
     platform: "node",
     format: "esm",
     target: "node20",
@@ -108,7 +112,7 @@ const compiled = (relative: string): string => {
 };
 
 /**
- * Spawns `node --import tsx bench/<relative>` (with `plain`: `node` on the compiled file) with PORT
+ * Spawns `node --import tsx bench/<relative>` (or `node` on the compiled file, see RunMode) with PORT
  * and extra env; resolves at the first protocol line (ready/result/skip/fail), on exit, or on timeout.
  * Non-protocol stdout lines and stderr are kept (last 20) for error reports.
  */
@@ -116,10 +120,10 @@ export const spawnBench = (
   relative: string,
   env: Readonly<Record<string, string>>,
   timeoutMs = 60_000,
-  plain = false,
+  mode: RunMode = "tsx",
 ): Promise<Started> =>
   new Promise((resolve) => {
-    const args = plain ? [compiled(relative)] : ["--import", "tsx", `${BENCH_DIR}${relative}`];
+    const args = mode === "tsx" ? ["--import", "tsx", `${BENCH_DIR}${relative}`] : [compiled(relative, mode)];
     const t0 = performance.now();
     const child = spawn(process.execPath, args, {
       cwd: ROOT_DIR,

@@ -343,6 +343,7 @@ export const writeResultFiles = (results: Results, jsonPath: string, mdPath: str
       "",
       "A fresh `node` process runs the task compiled to JavaScript: it imports the library (the built dist/), defines 100 queries with an Effect Schema input, listens and answers its first request; then it reads its RSS.",
       "The raw row is the same with node:http. No tsx: its module hooks cost time for every module loaded, which would weigh on the library side only.",
+      "\"app bundled\": the same task bundled by esbuild with its packages (queryserve, effect) into one file, as serverless functions are usually deployed.",
       "",
       mdTable(COLD_HEAD, coldRows(results.coldStart)),
       "",
