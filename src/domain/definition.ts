@@ -4,6 +4,7 @@ import type {
   CorsOptions,
   DocsOptions,
   OpenApiOptions,
+  ResultCacheOptions,
   ServeConfig,
   ServeContextFactory,
   ServeLifecycleHooks,
@@ -37,6 +38,8 @@ export interface ServeDefinition {
   readonly cors: true | CorsOptions | undefined
   readonly docs: Required<Pick<DocsOptions, "enabled" | "path">> & DocsOptions
   readonly openapi: Required<Pick<OpenApiOptions, "enabled" | "path">> & OpenApiOptions
+  /** Undefined when the result cache is off. */
+  readonly resultCache: ResultCacheOptions | undefined
 }
 
 export const DEFAULT_BASE_PATH = "/api/analytics"
@@ -67,6 +70,7 @@ export const normalizeConfig = (config: ServeConfig<ServeQueriesMap, never, neve
     hooks: config.hooks ?? {},
     cors: config.cors,
     docs: { ...config.docs, enabled: config.docs?.enabled ?? true, path: config.docs?.path ?? "/docs" },
-    openapi: { ...config.openapi, enabled: config.openapi?.enabled ?? true, path: config.openapi?.path ?? "/openapi.json" }
+    openapi: { ...config.openapi, enabled: config.openapi?.enabled ?? true, path: config.openapi?.path ?? "/openapi.json" },
+    resultCache: config.resultCache === true ? {} : config.resultCache === false ? undefined : config.resultCache
   }
 }

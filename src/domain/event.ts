@@ -12,6 +12,8 @@ export interface ServeQueryEvent {
   readonly responseStatus?: number
   readonly error?: Error
   readonly result?: unknown
+  /** On completed events of endpoints the result cache serves: true when the answer came from the cache. */
+  readonly cacheHit?: boolean
 }
 
 /** ISO 8601 text of a time in ms; the lines of one millisecond (many under load) share one Date formatting. */
@@ -30,14 +32,20 @@ const isoTimestamp = (() => {
 
 const errorMessage = (event: ServeQueryEvent): string => event.error?.message ?? `HTTP ${event.responseStatus ?? 500}`
 
-/** `✓ GET /api/analytics/revenue → 200 (12ms)`, `✗ … - message`; null for started events. */
+const cacheNote = (event: ServeQueryEvent): string =>
+  event.cacheHit === undefined ? "" : event.cacheHit ? ", cache hit" : ", cache miss"
+
+/** `✓ GET /api/analytics/revenue → 200 (12ms)`, `(12ms, cache hit)` when cached, `✗ … - message`; null for started events. */
 export const formatQueryEvent = (event: ServeQueryEvent): string | null => {
   if (event.status === "started") return null
-  const line = `${event.method} ${event.path} → ${event.responseStatus ?? (event.status === "error" ? 500 : 200)} (${Math.round(event.durationMs ?? 0)}ms)`
+  const line = `${event.method} ${event.path} → ${event.responseStatus ?? (event.status === "error" ? 500 : 200)} (${Math.round(event.durationMs ?? 0)}ms${cacheNote(event)})`
   return event.status === "completed" ? `✓ ${line}` : `✗ ${line} - ${errorMessage(event)}`
 }
 
-/** One JSON object per event (durationMs to 0.01 ms; timestamp = end time, ISO 8601); null for started events. */
+/**
+ * One JSON object per event (durationMs to 0.01 ms; `cacheHit` on cached endpoints; timestamp = end
+ * time, ISO 8601); null for started events.
+ */
 export const formatQueryEventJSON = (event: ServeQueryEvent): string | null => {
   if (event.status === "started") return null
   const failed = event.status === "error"
@@ -49,6 +57,7 @@ export const formatQueryEventJSON = (event: ServeQueryEvent): string | null => {
     endpoint: event.endpointKey,
     status: event.responseStatus ?? (failed ? 500 : 200),
     durationMs: Math.round((event.durationMs ?? 0) * 100) / 100,
+    cacheHit: event.cacheHit,
     timestamp: isoTimestamp(event.endTime ?? event.startTime),
     error: failed ? errorMessage(event) : undefined
   })

@@ -1,5 +1,8 @@
-import { Context, Effect, Layer, type Runtime } from "effect"
-import type { EndpointInfo } from "../domain/config.js"
+import { Context, Effect, Layer, Option, type Runtime } from "effect"
+import { makeMemoryResultCacheStore } from "../cache/memoryResultCacheStore.js"
+import { type EndpointCache, ResultCache, type ResultCacheControl, resultCacheOff } from "../cache/resultCache.js"
+import { ResultCacheStore, StoredResult } from "../cache/ResultCacheStore.js"
+import type { EndpointInfo, ServeContext } from "../domain/config.js"
 import type { ServeDefinition } from "../domain/definition.js"
 import { toErrorResponse } from "../domain/envelope.js"
 import { NotFound, type ServeError, ServeHttpError, toServeError } from "../domain/errors.js"
@@ -47,6 +50,8 @@ export interface PipelineService {
   endpoint(key: string): EndpointInfo | undefined
   /** Recompiles the plans after the definition changed (`use`, `useAuth`, `route`). */
   refresh(): void
+  /** The result cache: invalidation and counts (zeros when `resultCache` is off). */
+  readonly cache: ResultCacheControl
 }
 
 interface Stages {
@@ -56,11 +61,15 @@ interface Stages {
   readonly runEffect: EffectRunner
   /** Run each request through the traced stages (an Effect span per stage). */
   readonly tracing: boolean
+  /** Present when `resultCache` is on. */
+  readonly resultCache?: ResultCache | undefined
 }
 
 interface CompiledEndpoint {
   readonly plan: EndpointPlan
   readonly stages: EndpointStages
+  /** The endpoint's result cache stage, when the cache is on and its TTL is positive. */
+  readonly cache: EndpointCache | undefined
 }
 
 /** An endpoint route (a `.csv`/`.ndjson` one answers in its fixed representation), or a static one. */
@@ -73,7 +82,7 @@ export const makePipeline = (
   stages: Stages,
   staticRoutes: () => ReadonlyArray<StaticRoute>
 ): PipelineService => {
-  const { lifecycle, runEffect, tracing } = stages
+  const { lifecycle, runEffect, tracing, resultCache } = stages
   const steps = makeStageSteps(definition, stages.authenticator, stages.tenants)
   const cors: CorsPlan | undefined = compileCors(definition.cors)
   let router = new Router<RouteTarget>()
@@ -89,8 +98,13 @@ export const makePipeline = (
       let compiled = byKey.get(route.endpoint.info.key)
       if (compiled === undefined) {
         const plan = route.endpoint
-        const chain = composeMiddlewares(plan.middlewares, (ctx) => settle(plan.invoke(ctx.input, ctx), ctx, runEffect))
-        compiled = { plan, stages: new EndpointStages(steps, plan, chain) }
+        const handler = (ctx: ServeContext) => settle(plan.invoke(ctx.input, ctx), ctx, runEffect)
+        const cache = resultCache?.forEndpoint(plan)
+        const chain = composeMiddlewares(
+          plan.middlewares,
+          cache === undefined ? handler : cache.handler((ctx) => andThen(handler(ctx.asServeContext()), plan.output.encode))
+        )
+        compiled = { plan, cache, stages: new EndpointStages(steps, plan, chain, cache === undefined) }
         byKey.set(plan.info.key, compiled)
       }
       next.add(route.method, route.path, { endpoint: compiled })
@@ -122,7 +136,7 @@ export const makePipeline = (
     } catch (thrown) {
       return fail(ctx, record, thrown)
     }
-    if (record !== undefined) lifecycle.completed(record, ctx.input, output.status, value)
+    if (record !== undefined) lifecycle.completed(record, ctx.input, output.status, value, ctx.cacheStatus)
     return { ok: true, value, ctx, output }
   }
 
@@ -157,7 +171,7 @@ export const makePipeline = (
     let result: MaybePromise<unknown>
     try {
       result = tracing
-        ? runEffect(tracedStages(steps, compiled.plan, ctx, options), ctx.signal)
+        ? runEffect(tracedStages(steps, compiled.plan, ctx, options, compiled.cache), ctx.signal)
         : compiled.stages.run(ctx, options)
     } catch (thrown) {
       return fail(ctx, record, thrown)
@@ -216,13 +230,15 @@ export const makePipeline = (
       }
       const requestId = resolveRequestId(request)
       return Promise.resolve(execute(compiled, request, requestId, options, undefined)).then((settled) => {
-        if (settled.ok) return settled.value
-        throw toThrowable(settled.error)
+        if (!settled.ok) throw toThrowable(settled.error)
+        // In-process callers get the cached result as a value of their own.
+        return settled.value instanceof StoredResult ? settled.value.parse() : settled.value
       })
     },
     routes: () => routePlans,
     endpoint: (key) => byKey.get(key)?.plan.info,
-    refresh: compile
+    refresh: compile,
+    cache: resultCache === undefined ? resultCacheOff : resultCache.control()
   }
 }
 
@@ -249,6 +265,11 @@ export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, Pipel
         const tenants = yield* TenantIsolation
         const logger: ServeQueryLogger = yield* QueryLogger
         const runtime = yield* Effect.runtime<never>()
+        const settings = definition.resultCache
+        // A ResultCacheStore in the runtime (config `resultCache.store`, or `config.layer`) wins over the default memory store.
+        const store = settings === undefined
+          ? undefined
+          : Option.getOrElse(yield* Effect.serviceOption(ResultCacheStore), () => makeMemoryResultCacheStore(settings))
         return makePipeline(
           definition,
           {
@@ -256,7 +277,8 @@ export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, Pipel
             tenants,
             lifecycle: new Lifecycle(logger, definition.hooks),
             runEffect: makeEffectRunner(runtime as Runtime.Runtime<never>),
-            tracing: yield* tracingEnabled
+            tracing: yield* tracingEnabled,
+            resultCache: store === undefined ? undefined : new ResultCache(store)
           },
           staticRoutes
         )
