@@ -31,7 +31,11 @@ const config = JSON.parse(process.argv[2] ?? "{}") as TargetConfig
 const demoDatabase = await createDemoDatabase({ rows: config.rows, log: () => {} })
 const pool = await ConnectionPool.open(demoDatabase.instance, 4)
 
-const demo = createAnalyticsApi(createDb(duckDbDriver(pool)), { keys: API_KEYS, queryLogging: false })
+const demo = createAnalyticsApi(createDb(duckDbDriver(pool)), {
+  keys: API_KEYS,
+  queryLogging: false,
+  ...(config.resultCache === true && { resultCache: true })
+})
 demo.useAuth(jwtAuth({ secret: JWT_SECRET }))
 demo.use(
   rateLimit({
