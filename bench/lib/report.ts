@@ -3,6 +3,7 @@
  * bench/RESULTS.md (keeping the hand-written "What each change bought" section).
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { type CacheResults, cacheReportLines } from "./cacheReport.js";
 import type { RunResult } from "./load.js";
 
 export interface Meta {
@@ -93,6 +94,7 @@ export interface Results {
   readonly rss: RssResult[];
   openapi?: TaskResult;
   readonly coldStart: ColdStartResult[];
+  cache?: CacheResults;
 }
 
 export const median = (values: readonly number[]): number => {
@@ -200,6 +202,7 @@ export const consoleReport = (results: Results): string => {
   if (results.rss.length > 0) parts.push("\nRSS", textTable(RSS_HEAD, rssRows(results.rss)));
   if (results.openapi !== undefined) parts.push("\nOpenAPI (1,000 endpoints)", openapiLines(results.openapi).join("\n"));
   if (results.coldStart.length > 0) parts.push("\nCold start", textTable(COLD_HEAD, coldRows(results.coldStart)));
+  if (results.cache !== undefined) parts.push("\nResult cache", ...cacheReportLines(results.cache, textTable));
   return parts.join("\n");
 };
 
@@ -320,6 +323,7 @@ export const writeResultFiles = (results: Results, jsonPath: string, mdPath: str
       "",
     );
   }
+  if (results.cache !== undefined) out.push("## Result cache", "", ...cacheReportLines(results.cache, mdTable), "");
   out.push(keptChangesSection(mdPath));
   writeFileSync(mdPath, out.join("\n"));
 };

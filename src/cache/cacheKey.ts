@@ -25,6 +25,12 @@ const writeList = (values: ReadonlyArray<unknown>, depth: number): string => {
   return out
 }
 
+/** A JSON string literal with `:` written as its escape `\u003a`: canonical texts hold no `:`, so a key's parts never run into each other. */
+const quote = (text: string): string => {
+  const literal = JSON.stringify(text)
+  return literal.includes(":") ? literal.replaceAll(":", "\\u003a") : literal
+}
+
 const writeObject = (value: object, depth: number): string => {
   const record = value as Readonly<Record<string, unknown>>
   let out = "{"
@@ -33,7 +39,7 @@ const writeObject = (value: object, depth: number): string => {
     const field = record[key]
     // As in JSON: an undefined or function-valued field is no field.
     if (field === undefined || typeof field === "function" || typeof field === "symbol") continue
-    out += `${first ? "" : ","}${JSON.stringify(key)}:${write(field, depth + 1)}`
+    out += `${first ? "" : ","}${quote(key)}=${write(field, depth + 1)}`
     first = false
   }
   return `${out}}`
@@ -42,7 +48,7 @@ const writeObject = (value: object, depth: number): string => {
 const write = (value: unknown, depth: number): string => {
   switch (typeof value) {
     case "string":
-      return JSON.stringify(value)
+      return quote(value)
     case "number":
       // NaN, Infinity and -0 stay distinct from null and 0 (JSON would merge them).
       return Object.is(value, -0) ? "-0" : String(value)
@@ -72,27 +78,37 @@ const write = (value: unknown, depth: number): string => {
 
 /**
  * A text of `value` that is the same for equal values whatever the order of their keys, and
- * different for different ones: JSON-like, with sorted keys, and with the values JSON would
- * merge kept apart (NaN and null, -0 and 0, a bigint and a number, a Date and its ISO text).
- * Throws for values nested deeper than 64 levels (a cycle): such a request is not cached.
+ * different for different ones: JSON-like (`{"key"=value}`), with sorted keys, without any `:`,
+ * and with the values JSON would merge kept apart (NaN and null, -0 and 0, a bigint and a number,
+ * a Date and its ISO text). Throws for values nested deeper than 64 levels (a cycle): such a
+ * request is not cached.
  */
 export const canonicalJson = (value: unknown): string => write(value, 0)
 
+/** Inputs up to this long are kept in the key as text (readable in Redis, no hashing); longer ones are digested. */
+const LITERAL_INPUT_MAX = 96
+
 /**
- * The key of one request's result: `<endpoint>:<scope>:<digest>`. The scope keeps callers apart:
- * `t.<tenant>` for a request with a tenant, `a` (the caller's auth context in the digest) for an
- * authenticated request without one, `p` for a request without a caller.
+ * The input part of a key: its canonical text (which holds no `:`, so no input can look like a
+ * scope to an invalidation pattern), or `#` and a digest of it.
+ */
+const inputSegment = (input: string): string => (input.length > LITERAL_INPUT_MAX ? `#${digest(input)}` : input)
+
+/**
+ * The key of one request's result: `<endpoint>:<scope>:<input>`. The scope keeps callers apart:
+ * `t.<tenant>` for a request with a tenant, `p` for a request without a caller, and for an
+ * authenticated request without a tenant `a.` and a digest of the caller's auth context and the input.
  */
 export const resultCacheKey = (endpoint: string, endpointSegment: string, ctx: RequestContext): ResultCacheKey => {
   const input = canonicalJson(ctx.input)
   if (ctx.tenantId !== null) {
-    return { id: `${endpointSegment}:t.${keySegment(ctx.tenantId)}:${digest(input)}`, endpoint, tenantId: ctx.tenantId }
+    return { id: `${endpointSegment}:t.${keySegment(ctx.tenantId)}:${inputSegment(input)}`, endpoint, tenantId: ctx.tenantId }
   }
   if (ctx.auth !== null && ctx.auth !== undefined) {
     // Canonical texts hold no raw line break, so the two parts cannot run into each other.
-    return { id: `${endpointSegment}:a:${digest(`${canonicalJson(ctx.auth)}\n${input}`)}`, endpoint, tenantId: undefined }
+    return { id: `${endpointSegment}:a.${digest(`${canonicalJson(ctx.auth)}\n${input}`)}`, endpoint, tenantId: undefined }
   }
-  return { id: `${endpointSegment}:p:${digest(input)}`, endpoint, tenantId: undefined }
+  return { id: `${endpointSegment}:p:${inputSegment(input)}`, endpoint, tenantId: undefined }
 }
 
 /** A glob over key ids (as Redis SCAN MATCH reads it) that matches exactly the entries of `filter`. */

@@ -71,6 +71,20 @@ describe("result cache: hits and misses", () => {
     expect(runs.count).toBe(1)
   })
 
+  it("keeps apart inputs that differ only where JSON would merge them, or in text that looks like a key's parts", async () => {
+    let runs = 0
+    const api = defineServe({ resultCache: true, queries: { echo: { cacheTtlMs: 60_000, query: ({ input }: { input: unknown }) => ({ run: ++runs, input: String((input as { a?: unknown }).a) }) } } })
+    const inputs = [{ a: "x:y" }, { a: "x\\u003ay" }, { a: "t.acme" }, { a: 1 }, { a: "1" }, { a: null }, { a: Number.NaN }, { a: 0 }, { a: -0 }, { a: 1n }, {}]
+    const first = []
+    for (const input of inputs) first.push(await api.execute("echo", { input }))
+    expect(runs).toBe(inputs.length)
+    for (const [i, input] of inputs.entries()) expect(await api.execute("echo", { input })).toEqual(first[i])
+    expect(runs).toBe(inputs.length)
+    // An absent field and an undefined one are the same input, as in JSON.
+    await api.execute("echo", { input: { a: undefined } })
+    expect(runs).toBe(inputs.length)
+  })
+
   it("gives JSON, CSV and NDJSON answers from one entry, byte for byte what the uncached endpoint answers", async () => {
     const rows = [{ day: new Date("2025-01-02T00:00:00Z"), total: 10n, note: 'a "quoted", text' }]
     const cached = defineServe({ resultCache: true, queries: { rows: { cacheTtlMs: 60_000, query: () => rows } } })
