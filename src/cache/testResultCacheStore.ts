@@ -1,20 +1,9 @@
 import { Layer } from "effect"
 import { makeMemoryResultCacheStore } from "./memoryResultCacheStore.js"
-import {
-  type ResultCacheFilter,
-  type ResultCacheKey,
-  ResultCacheStore,
-  type ResultCacheStoreService,
-  type ResultCacheStoreStats,
-  type StoredResult
-} from "./ResultCacheStore.js"
+import { ResultCacheStore, type ResultCacheStoreService } from "./ResultCacheStore.js"
 
 /** A store for tests: remote-like (it answers with promises), unbounded, observable, and able to fail on demand. */
 export interface TestResultCacheStore extends ResultCacheStoreService {
-  get(key: ResultCacheKey): Promise<StoredResult | undefined>
-  set(key: ResultCacheKey, result: StoredResult, ttlMs: number): Promise<void>
-  invalidate(filter: ResultCacheFilter): Promise<number>
-  stats(): Promise<ResultCacheStoreStats>
   /** Calls so far, per method. */
   readonly calls: { readonly get: number; readonly set: number; readonly invalidate: number; readonly stats: number }
   /** The TTL of every `set` so far, in order. */

@@ -1,12 +1,14 @@
 import {
   defineServe,
   makeMemoryResultCacheStore,
+  makeTestResultCacheStore,
   memoryResultCacheStore,
   type ResultCacheControl,
   type ResultCacheKey,
   type ResultCacheStats,
   type ServeRequest,
-  StoredResult
+  StoredResult,
+  testResultCacheStore
 } from "queryserve"
 import { afterEach, describe, expect, expectTypeOf, it, vi } from "vitest"
 
@@ -93,6 +95,22 @@ describe("memory result cache store", () => {
     }
     expect((await bounded.cache.stats()).entries).toBe(2)
     expect((await layered.cache.stats()).entries).toBe(1)
+  })
+})
+
+describe("choosing the store", () => {
+  it("takes a ResultCacheStore that config.layer provides (an Effect user's) before the store option", async () => {
+    const fromLayer = makeTestResultCacheStore()
+    const fromOption = makeTestResultCacheStore()
+    const api = defineServe({
+      resultCache: { store: testResultCacheStore(fromOption) },
+      layer: testResultCacheStore(fromLayer),
+      queries: { item: { cacheTtlMs: 60_000, query: () => ({ ok: true }) } }
+    })
+    await api.handler(get("item"))
+    expect((await api.handler(get("item"))).headers["x-cache"]).toBe("HIT")
+    expect(fromLayer.calls).toMatchObject({ get: 2, set: 1 })
+    expect(fromOption.calls.get).toBe(0)
   })
 })
 

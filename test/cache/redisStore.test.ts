@@ -10,6 +10,7 @@ import {
 } from "queryserve"
 import { createClient } from "redis"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import { eventually } from "../support/eventually.js"
 import { type RedisServer, redisUnavailable, startRedis } from "../support/redisServer.js"
 import { type ServerProcess, startServerProcess } from "../support/serverProcess.js"
 
@@ -17,19 +18,6 @@ const skipReason = redisUnavailable()
 const CACHE_SERVER = fileURLToPath(new URL("./support/cacheServer.ts", import.meta.url))
 
 const key = (id: string, endpoint: string, tenantId?: string): ResultCacheKey => ({ id, endpoint, tenantId })
-
-/** Retries `attempt` until it succeeds or `timeoutMs` passes. */
-const eventually = async <A>(attempt: () => Promise<A>, timeoutMs = 10_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    try {
-      return await attempt()
-    } catch (error) {
-      if (Date.now() > deadline) throw error
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
-}
 
 describe.skipIf(skipReason !== undefined)("Redis result cache store against a real redis-server", () => {
   let redis: RedisServer
