@@ -33,7 +33,11 @@ export interface ResultCacheControl<K extends string = string> {
 /** The handler and output encoding of one request: what the cache stands in for. */
 export type CachedWork = (ctx: RequestContext) => MaybePromise<unknown>
 
-type Flight = Promise<StoredResult | undefined>
+/** What the run of a flight gave, for the requests waiting on it. */
+type Flight = Promise<StoredResult | undefined | typeof PRIVATE>
+
+/** A run whose TTL ended at 0 or null: its result is its request's own, neither stored nor shared. */
+const PRIVATE = Symbol("private result")
 
 const ZERO_STATS: ResultCacheStats = { hits: 0, misses: 0, entries: 0, bytes: 0 }
 
@@ -125,6 +129,7 @@ export class EndpointCache {
    * A hit, a share of a run in flight for the same key, or a run of `work` whose result is stored.
    * Waiters of a run that fails try once more (the first of them runs again): a failure of one
    * request, such as its client going away, is not handed to the others. A second failure is.
+   * Waiters of a run whose handler set its TTL to 0 or null run the handler themselves.
    */
   lookup(ctx: RequestContext, work: CachedWork, retried: boolean): MaybePromise<unknown> {
     const ttl = this.ttlOf(ctx)
@@ -148,7 +153,7 @@ export class EndpointCache {
     if (!isPromiseLike(found)) return found === undefined ? this.run(ctx, work, key) : this.hit(ctx, found)
     // A remote store: the flight starts with the lookup, so requests arriving meanwhile wait for it too.
     let ran = false
-    const pending: Flight = Promise.resolve(found)
+    const own = Promise.resolve(found)
       .then(
         (stored) => {
           this.cache.storeAnswered()
@@ -164,8 +169,8 @@ export class EndpointCache {
         ran = true
         return this.runToStore(ctx, work, key)
       })
-    this.register(key.id, pending)
-    return pending.then((stored) => (ran ? this.answer(stored) : this.hit(ctx, stored)))
+    this.register(key.id, own.then((stored) => (ran ? this.shared(ctx, stored) : stored)))
+    return own.then((stored) => (ran ? this.answer(stored) : this.hit(ctx, stored)))
   }
 
   private ttlOf(ctx: RequestContext): number | null {
@@ -182,9 +187,16 @@ export class EndpointCache {
     return this.answer(stored)
   }
 
+  /** What the waiters of this request's run get: its result, unless the handler made it private (TTL 0 or null). */
+  private shared(ctx: RequestContext, stored: StoredResult | undefined): StoredResult | undefined | typeof PRIVATE {
+    const ttl = this.ttlOf(ctx)
+    return ttl === null || ttl <= 0 ? PRIVATE : stored
+  }
+
   private join(ctx: RequestContext, work: CachedWork, flight: Flight, retried: boolean): Promise<unknown> {
     return flight.then(
-      (stored) => this.hit(ctx, stored),
+      // A private result is not this request's: it runs the handler itself.
+      (stored) => (stored === PRIVATE ? this.run(ctx, work, undefined) : this.hit(ctx, stored)),
       (error: unknown) => {
         if (retried) throw error
         return this.lookup(ctx, work, true)
@@ -196,9 +208,9 @@ export class EndpointCache {
   private run(ctx: RequestContext, work: CachedWork, key: ResultCacheKey | undefined): MaybePromise<unknown> {
     const stored = this.runToStore(ctx, work, key)
     if (!isPromiseLike(stored)) return this.answer(stored)
-    const flight = Promise.resolve(stored)
-    if (key !== undefined) this.register(key.id, flight)
-    return flight.then((result) => this.answer(result))
+    const own = Promise.resolve(stored)
+    if (key !== undefined) this.register(key.id, own.then((result) => this.shared(ctx, result)))
+    return own.then((result) => this.answer(result))
   }
 
   private runToStore(ctx: RequestContext, work: CachedWork, key: ResultCacheKey | undefined): MaybePromise<StoredResult | undefined> {

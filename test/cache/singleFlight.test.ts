@@ -1,4 +1,4 @@
-import { defineServe, makeTestResultCacheStore, type ServeRequest, testResultCacheStore } from "queryserve"
+import { defineServe, makeTestResultCacheStore, type ServeContext, type ServeRequest, testResultCacheStore } from "queryserve"
 import { afterEach, describe, expect, it, vi } from "vitest"
 
 const get = (key: string, query: Record<string, string> = {}): ServeRequest => ({ method: "GET", path: `/api/analytics/${key}`, query, headers: {} })
@@ -36,6 +36,28 @@ describe.each(stores)("single flight with the %s", (_label, resultCache) => {
     const api = defineServe({ resultCache: resultCache(), queries: { report: { cacheTtlMs: 60_000, query } } })
     await Promise.all(["a", "b", "a", "b", "c"].map((id) => Promise.resolve(api.handler(get("report", { id })))))
     expect(state.runs).toBe(3)
+  })
+
+  it("does not share a run whose handler made its result private (TTL 0): each waiting request runs its own", async () => {
+    let runs = 0
+    const api = defineServe({
+      resultCache: resultCache(),
+      queries: {
+        whoami: {
+          cacheTtlMs: 60_000,
+          query: ({ ctx }: { ctx: ServeContext }) => {
+            runs++
+            ctx.setCacheTtl(0)
+            return new Promise((resolve) => setTimeout(() => resolve({ user: ctx.request.headers?.["x-user"] }), 20))
+          }
+        }
+      }
+    })
+    const users = ["ann", "bob", "cid"]
+    const answers = await Promise.all(users.map((user) => Promise.resolve(api.handler({ ...get("whoami"), headers: { "x-user": user } }))))
+    expect(answers.map((answer) => JSON.parse(answer.body!).user)).toEqual(users)
+    expect(answers.map((answer) => answer.headers["x-cache"])).toEqual(["MISS", "MISS", "MISS"])
+    expect(runs).toBe(3)
   })
 
   it("lets the waiters of a failed run try once more: one of them runs again and the others share that run", async () => {
