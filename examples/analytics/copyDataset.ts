@@ -90,22 +90,25 @@ const copyParquet = async (connection: DuckDBConnection, table: TableName, targe
   return Number(count.getRows()[0]?.[0])
 }
 
+const copyEach = async (copy: (table: TableName) => Promise<number>, log: (line: string) => void): Promise<void> => {
+  for (const table of TABLES) {
+    const started = performance.now()
+    const copied = await copy(table)
+    log(`[copy] ${table}: ${copied.toLocaleString("en-US")} rows (${((performance.now() - started) / 1000).toFixed(1)}s)`)
+  }
+}
+
 export const copyDemoDataset = async (
   connection: DuckDBConnection,
   target: DatasetTarget | ParquetTarget,
   { batchRows = 20_000, log = console.log }: CopyOptions = {}
 ): Promise<void> => {
-  const dir = "insertParquet" in target ? mkdtempSync(join(tmpdir(), "queryserve-demo-")) : undefined
+  if (!("insertParquet" in target)) return copyEach((table) => copyRows(connection, table, target, batchRows), log)
+  const dir = mkdtempSync(join(tmpdir(), "queryserve-demo-"))
   try {
-    for (const table of TABLES) {
-      const started = performance.now()
-      const copied = "insertParquet" in target
-        ? await copyParquet(connection, table, target, dir!)
-        : await copyRows(connection, table, target, batchRows)
-      log(`[copy] ${table}: ${copied.toLocaleString("en-US")} rows (${((performance.now() - started) / 1000).toFixed(1)}s)`)
-    }
+    await copyEach((table) => copyParquet(connection, table, target, dir), log)
   } finally {
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+    rmSync(dir, { recursive: true, force: true })
   }
 }
 
