@@ -17,6 +17,8 @@ import { signTokens, type Tokens } from "./tokens.js"
 export interface TenantMatrixSize {
   /** Times the whole matrix is sent, each round all at once. */
   readonly rounds: number
+  /** The database the server under test reads: DuckDB (default) or chDB, ClickHouse in its process. */
+  readonly engine?: "duckdb" | "clickhouse"
   /** Serve with the result cache on: the rounds after the first are answered from it. */
   readonly resultCache?: boolean
 }
@@ -130,8 +132,9 @@ const foreignRows = (answer: ReadonlyArray<unknown>, expected: Rows): number => 
   return foreign
 }
 
-export const tenantMatrixSuite = ({ rounds, resultCache = false }: TenantMatrixSize): void => {
-  describe(`tenant matrix, ${rounds} rounds${resultCache ? ", result cache on" : ""}`, () => {
+export const tenantMatrixSuite = ({ rounds, engine = "duckdb", resultCache = false }: TenantMatrixSize): void => {
+  const onEngine = engine === "clickhouse" ? " on ClickHouse" : ""
+  describe(`tenant matrix${onEngine}, ${rounds} rounds${resultCache ? ", result cache on" : ""}`, () => {
     let target: Target
     let reference: DemoDatabase
     let tokens: Tokens
@@ -141,7 +144,7 @@ export const tenantMatrixSuite = ({ rounds, resultCache = false }: TenantMatrixS
 
     beforeAll(async () => {
       ;[target, reference, tokens] = await Promise.all([
-        startTarget(resultCache ? { resultCache } : {}),
+        startTarget({ engine, ...(resultCache && { resultCache }) }),
         createDemoDatabase({ rows: DEFAULT_TARGET.rows, log: () => {} }),
         signTokens()
       ])
@@ -196,7 +199,7 @@ export const tenantMatrixSuite = ({ rounds, resultCache = false }: TenantMatrixS
       const endpoints = new Set(Object.values(METRIC_CASES).map((metric) => metric.endpoint)).size
       const authPaths = new Set(matrix.map((probe) => probe.label)).size
       figure(
-        `tenants: ${TENANT_IDS.length} tenants × ${endpoints} endpoints × ${authPaths} auth paths (GET and POST) × ${rounds} rounds = ` +
+        `tenants${onEngine}: ${TENANT_IDS.length} tenants × ${endpoints} endpoints × ${authPaths} auth paths (GET and POST) × ${rounds} rounds = ` +
           `${matrix.length * rounds} requests, ${rowsChecked} rows checked against SQL, ${crossTenantRows} cross-tenant rows, ` +
           `${unexpected.length} unexpected answers` +
           (resultCache ? `; result cache on: ${cacheHits} answers from the cache` : "")
