@@ -11,6 +11,7 @@ import {
 import { createClient } from "redis"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { eventually } from "../support/eventually.js"
+import { freePort } from "../support/freePort.js"
 import { type RedisServer, redisUnavailable, startRedis } from "../support/redisServer.js"
 import { type ServerProcess, startServerProcess } from "../support/serverProcess.js"
 
@@ -207,6 +208,30 @@ describe.skipIf(skipReason !== undefined)("result cache on Redis when Redis fail
       expect(elapsed).toBeLessThan(2_500)
     } finally {
       redis.resume()
+    }
+  })
+})
+
+describe("result cache on a Redis that is not there", () => {
+  it("answers every request by running the query, and logs the outage without the URL's user or password", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {})
+    const port = await freePort()
+    const api = defineServe({
+      resultCache: { store: redisResultCacheStore({ url: `redis://alice:s3cret@127.0.0.1:${port}` }) },
+      queries: { report: { cacheTtlMs: 60_000, query: () => ({ ok: true }) } }
+    })
+    try {
+      for (let i = 0; i < 3; i++) {
+        const answer = await api.handler({ method: "GET", path: "/api/analytics/report", headers: {} })
+        expect([answer.status, answer.headers["x-cache"]]).toEqual([200, "MISS"])
+      }
+      await eventually(async () => expect(errors.mock.calls.some(([line]) => String(line).includes("is unreachable"))).toBe(true))
+      const logged = errors.mock.calls.map((call) => call.map(String).join(" ")).join("\n")
+      expect(logged).toContain(`redis://127.0.0.1:${port}`)
+      expect(logged).not.toMatch(/alice|s3cret/)
+    } finally {
+      await api.dispose()
+      errors.mockRestore()
     }
   })
 })
