@@ -150,7 +150,10 @@ export class EndpointCache {
       this.cache.storeFailed(error)
       return this.run(ctx, work, key)
     }
-    if (!isPromiseLike(found)) return found === undefined ? this.run(ctx, work, key) : this.hit(ctx, found)
+    if (!isPromiseLike(found)) {
+      this.cache.storeAnswered()
+      return found === undefined ? this.run(ctx, work, key) : this.hit(ctx, found)
+    }
     // A remote store: the flight starts with the lookup, so requests arriving meanwhile wait for it too.
     let ran = false
     const own = Promise.resolve(found)
