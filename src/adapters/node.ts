@@ -1,4 +1,5 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
+import { finished } from "node:stream"
 import { InternalError, PayloadTooLarge, type ServeError, ServiceUnavailable, ValidationError } from "../domain/errors.js"
 import { forwardedAddress, type ServeHandler, type ServeResponse, trustedHopCount } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
@@ -14,7 +15,11 @@ import {
 
 export type NodeHandlerOptions = TransportOptions
 
-export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void
+/** What `createNodeHandler` returns: a listener whose promise settles once the response is written (or the client left). */
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>
+
+/** The listener a server calls; nobody waits on it. */
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void
 
 /** Lets a server refuse new requests while it drains, and know when the last one in flight was answered. */
 export interface RequestGate {
@@ -80,7 +85,7 @@ export const makeNodeListener = (
   handler: ServeHandler,
   options: NodeHandlerOptions,
   gate: RequestGate | undefined
-): NodeListener => {
+): RequestListener => {
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const trustedHops = trustedHopCount(options.trustProxy)
   const deadlines: DeadlineQueue | undefined = deadlineQueue(options.requestTimeout)
@@ -138,6 +143,18 @@ export const makeNodeListener = (
   }
 }
 
-/** A Node `(req, res)` listener over a ServeHandler, for your own `http.createServer` or framework. */
-export const createNodeHandler = (handler: ServeHandler, options: NodeHandlerOptions = {}): NodeListener =>
-  makeNodeListener(handler, options, undefined)
+const written = (res: ServerResponse): Promise<void> =>
+  res.writableFinished ? Promise.resolve() : new Promise((resolve) => void finished(res, () => resolve()))
+
+/**
+ * A Node `(req, res)` listener over a ServeHandler, for your own `http.createServer` or framework.
+ * Frameworks that await their handlers (and code written for @hypequery/serve) get a promise that
+ * settles once the response is written; it never rejects.
+ */
+export const createNodeHandler = (handler: ServeHandler, options: NodeHandlerOptions = {}): NodeListener => {
+  const listener = makeNodeListener(handler, options, undefined)
+  return (req, res) => {
+    listener(req, res)
+    return written(res)
+  }
+}

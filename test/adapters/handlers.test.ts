@@ -68,6 +68,38 @@ describe("node adapter over a real server", () => {
   })
 })
 
+describe("createNodeHandler's listener, awaited by its caller", () => {
+  const slow = defineServe({
+    queries: { slow: () => new Promise((resolve) => setTimeout(() => resolve("late"), 50)), fast: () => "now" }
+  })
+  const listener = createNodeHandler(slow.handler)
+  const finishedWhenSettled: Array<boolean> = []
+  const server = createServer(async (req, res) => {
+    await listener(req, res)
+    finishedWhenSettled.push(res.writableFinished)
+  })
+  let base = ""
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/analytics`
+  })
+  afterAll(async () => {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  })
+
+  it("returns a promise that settles once the response is written, sync or async, and when the client left", async () => {
+    expect(await (await fetch(`${base}/fast`)).json()).toBe("now")
+    expect(await (await fetch(`${base}/slow`)).json()).toBe("late")
+    const gone = new AbortController()
+    const aborted = fetch(`${base}/slow`, { signal: gone.signal }).catch(() => "aborted")
+    setTimeout(() => gone.abort(), 10)
+    expect(await aborted).toBe("aborted")
+    await expect.poll(() => finishedWhenSettled.length, { timeout: 5_000 }).toBe(3)
+    expect(finishedWhenSettled.slice(0, 2)).toEqual([true, true])
+  })
+})
+
 describe("fetch adapter", () => {
   const handle = createFetchHandler(api.handler)
 
