@@ -65,6 +65,8 @@ const acquirePipeline = (
   throw defect
 }
 
+const WILDCARD_HOSTS: ReadonlySet<string> = new Set(["0.0.0.0", "::", "[::]"])
+
 /** Whether `route` is the query's own route or one `builder.route` already added. */
 const isDeclared = (definition: ServeDefinition, route: RouteDefinition): boolean => {
   const query = definition.queries.get(route.key)!
@@ -143,7 +145,15 @@ export const defineServe = <
     describe,
     queryLogger: logger,
     handler: (request) => withPipeline((p) => p.handle(request)),
-    start: (options) => startNodeServer(builder.handler, options),
+    start: (options) =>
+      startNodeServer(builder.handler, options).then((server) => {
+        // The document names where it is served; a wildcard address is no URL a client can use.
+        if (!WILDCARD_HOSTS.has(server.hostname)) {
+          definition.listening.url = server.url
+          changed()
+        }
+        return server
+      }),
     runtime,
     dispose: () => runtime.dispose()
   }
