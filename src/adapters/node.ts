@@ -1,4 +1,4 @@
-import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import { finished } from "node:stream"
 import { InternalError, PayloadTooLarge, type ServeError, ServiceUnavailable, ValidationError } from "../domain/errors.js"
 import { forwardedAddress, type ServeHandler, type ServeResponse, trustedHopCount } from "../domain/http.js"
@@ -6,6 +6,7 @@ import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import { type DeadlineQueue, deadlineQueue, deliverInTime } from "./deadlines.js"
+import { writeResponse } from "./nodeResponse.js"
 import {
   adapterErrorResponse,
   DEFAULT_BODY_LIMIT,
@@ -49,30 +50,11 @@ const readBody = (req: IncomingMessage, limit: number): Promise<string> =>
     req.on("error", reject)
   })
 
-const write = (res: ServerResponse, response: ServeResponse, close: boolean): void => {
-  if (close) res.setHeader("connection", "close")
-  // Without a length node:http answers chunked (writeHead fixes the framing before `end` sees the
-  // body). The pipeline builds a fresh header object per response, so it is completed in place.
-  if (response.body !== null) response.headers["content-length"] = String(Buffer.byteLength(response.body))
-  try {
-    res.writeHead(response.status, response.headers)
-  } catch (error) {
-    // node:http refuses some statuses and header values (a ServeHttpError with status 99, a CR or LF
-    // a handler put into ctx.setHeader); thrown here, that would end the process. It is a 500 instead.
-    console.error("[queryserve] node:http refused the response; answering 500 instead", error)
-    const fallback = adapterErrorResponse(new InternalError({ cause: error }), res.req.headers)
-    // The refused attempt already set a status message; name the 500 explicitly.
-    res.writeHead(fallback.status, STATUS_CODES[fallback.status], fallback.headers)
-    return void res.end(fallback.body)
-  }
-  res.end(response.body ?? undefined)
-}
-
 const shuttingDown = new ServiceUnavailable({ message: "The server is shutting down" })
 
 const missingHost = new ValidationError({
   message: "An HTTP/1.1 request needs a Host header",
-  issues: [{ path: ["headers", "host"], message: "Required" }]
+  issues: [{ path: ["headers", "host"], message: "is required" }]
 })
 
 const clientClosed = (): DOMException => new DOMException("The client closed the connection", "AbortError")
@@ -98,7 +80,7 @@ export const makeNodeListener = (
       if (gate.draining) close = true
       gate.leave()
     }
-    write(res, response, close)
+    writeResponse(res, response, close)
   }
   const fail = (req: IncomingMessage, res: ServerResponse, error: ServeError, close = false): void =>
     send(res, adapterErrorResponse(error, req.headers), close)
@@ -126,7 +108,7 @@ export const makeNodeListener = (
 
   return (req, res) => {
     if (gate !== undefined) {
-      if (gate.draining) return write(res, adapterErrorResponse(shuttingDown, req.headers), true)
+      if (gate.draining) return writeResponse(res, adapterErrorResponse(shuttingDown, req.headers), true)
       gate.enter()
     }
     // RFC 9112 requires Host; startNodeServer leaves this check to us, as node:http's own answers a bare 400.
