@@ -5,7 +5,7 @@ import { SchemaComponents } from "./components.js"
 import type { ServeEndpoint } from "./endpoint.js"
 import { ERROR_ENVELOPE, errorEnvelopeSchema, errorResponseComponents } from "./errorResponses.js"
 import { HeaderComponents } from "./headers.js"
-import { IF_NONE_MATCH, ifNoneMatchParameter, NOT_MODIFIED, notModifiedResponse, operationResponses, revalidates } from "./responses.js"
+import { NOT_MODIFIED, notModifiedResponse, operationResponses, revalidates } from "./responses.js"
 import { type SecurityScheme, SecuritySchemeNames } from "./securityScheme.js"
 
 type SecurityRequirements = ReadonlyArray<Readonly<Record<string, ReadonlyArray<string>>>>
@@ -22,7 +22,6 @@ export interface OpenApiDocument {
   readonly components: {
     readonly schemas: Readonly<Record<string, JsonSchema>>
     readonly responses: Readonly<Record<string, unknown>>
-    readonly parameters?: Readonly<Record<string, unknown>>
     readonly headers: Readonly<Record<string, unknown>>
     readonly securitySchemes?: Readonly<Record<string, SecurityScheme>>
   }
@@ -148,13 +147,11 @@ class DocumentBuilder {
 
   private input(endpoint: ServeEndpoint, operationId: string): Pick<OpenApiOperation, "parameters" | "requestBody"> {
     const input = endpoint.inputSchema === undefined ? undefined : this.schemas.embed(endpoint.inputSchema, `${operationId}Input`)
-    const parameters: Array<Readonly<Record<string, unknown>>> = []
-    if (QUERY_METHODS.has(endpoint.method) && input !== undefined) parameters.push(...queryParameters(input, this.schemas.root))
-    if (revalidates(endpoint)) parameters.push({ $ref: `#/components/parameters/${IF_NONE_MATCH}` })
-    const withParameters = parameters.length > 0 ? { parameters } : {}
-    if (QUERY_METHODS.has(endpoint.method)) return withParameters
+    if (QUERY_METHODS.has(endpoint.method)) {
+      const parameters = input === undefined ? [] : queryParameters(input, this.schemas.root)
+      return parameters.length > 0 ? { parameters } : {}
+    }
     return {
-      ...withParameters,
       requestBody: {
         required: input !== undefined && hasRequiredProperty(input, this.schemas.root),
         // No input schema: the body may be anything.
@@ -211,7 +208,6 @@ export const buildOpenApiDocument = (endpoints: ReadonlyArray<ServeEndpoint>, op
     components: {
       schemas: builder.schemas.toJSON(),
       responses,
-      ...(builder.revalidated ? { parameters: { [IF_NONE_MATCH]: ifNoneMatchParameter } } : {}),
       headers: builder.headers.toJSON(),
       ...(builder.securitySchemes.size > 0 ? { securitySchemes: builder.securitySchemes.toJSON() } : {})
     }

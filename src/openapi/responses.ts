@@ -11,22 +11,16 @@ const LIST_FORMATS: ReadonlyArray<readonly [mediaType: string, suffix: string]> 
 ]
 
 export const NOT_MODIFIED = "NotModified"
-export const IF_NONE_MATCH = "IfNoneMatch"
 
-/** `components.responses.NotModified`: what a matching If-None-Match gets. */
+/**
+ * `components.responses.NotModified`: what a matching If-None-Match gets. If-None-Match is not listed
+ * as a parameter: HTTP clients and caches send it themselves, and reference pages would put an empty
+ * one into every example request.
+ */
 export const notModifiedResponse = (headers: HeaderComponents) => ({
   description: "Not modified: the answer has not changed since the ETag sent in If-None-Match. No body.",
   headers: headers.refs(["ETag", "Cache-Control", "X-Request-Id"])
 })
-
-/** `components.parameters.IfNoneMatch`. */
-export const ifNoneMatchParameter = {
-  name: "If-None-Match",
-  in: "header",
-  required: false,
-  description: "ETags of answers the client holds; a match is answered 304 without a body.",
-  schema: { type: "string" }
-}
 
 /** The 200 (and, where answers carry an ETag, 304) of an operation, then a reference per error status. */
 export const operationResponses = (
