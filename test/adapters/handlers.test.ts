@@ -1,5 +1,5 @@
 import { createFetchHandler, createNodeHandler, defineServe } from "queryserve"
-import { createServer } from "node:http"
+import { createServer, type RequestListener } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
@@ -10,8 +10,9 @@ const api = defineServe({
   }
 })
 
-describe("node adapter over a real server", () => {
-  const server = createServer(createNodeHandler(api.handler))
+/** A node:http server on a loopback port for the enclosing describe block; `base()` is its API URL. */
+const onLoopback = (listener: RequestListener): { base: () => string } => {
+  const server = createServer(listener)
   let base = ""
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -21,6 +22,13 @@ describe("node adapter over a real server", () => {
     server.closeAllConnections()
     await new Promise((resolve) => server.close(resolve))
   })
+  return { base: () => base }
+}
+
+describe("node adapter over a real server", () => {
+  const served = onLoopback(createNodeHandler(api.handler))
+  let base = ""
+  beforeAll(() => void (base = served.base()))
 
   it("parses the query string, repeated keys as arrays", async () => {
     const response = await fetch(`${base}/revenue?region=eu&region=us&from=2025-01-01&q=a%20b+c`)
@@ -74,19 +82,12 @@ describe("createNodeHandler's listener, awaited by its caller", () => {
   })
   const listener = createNodeHandler(slow.handler)
   const finishedWhenSettled: Array<boolean> = []
-  const server = createServer(async (req, res) => {
+  const served = onLoopback(async (req, res) => {
     await listener(req, res)
     finishedWhenSettled.push(res.writableFinished)
   })
   let base = ""
-  beforeAll(async () => {
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/analytics`
-  })
-  afterAll(async () => {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
-  })
+  beforeAll(() => void (base = served.base()))
 
   it("returns a promise that settles once the response is written, sync or async, and when the client left", async () => {
     expect(await (await fetch(`${base}/fast`)).json()).toBe("now")
