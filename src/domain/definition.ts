@@ -37,6 +37,8 @@ export interface ServeDefinition {
   readonly cors: true | CorsOptions | undefined
   readonly docs: Required<Pick<DocsOptions, "enabled" | "path">> & DocsOptions
   readonly openapi: Required<Pick<OpenApiOptions, "enabled" | "path">> & OpenApiOptions
+  /** The URL `start()` listens on, once it does: the OpenAPI document's default server. */
+  readonly listening: { url: string | undefined }
 }
 
 export const DEFAULT_BASE_PATH = "/api/analytics"
@@ -67,6 +69,7 @@ export const normalizeConfig = (config: ServeConfig<ServeQueriesMap, never, neve
     hooks: config.hooks ?? {},
     cors: config.cors,
     docs: { ...config.docs, enabled: config.docs?.enabled ?? true, path: config.docs?.path ?? "/docs" },
-    openapi: { ...config.openapi, enabled: config.openapi?.enabled ?? true, path: config.openapi?.path ?? "/openapi.json" }
+    openapi: { ...config.openapi, enabled: config.openapi?.enabled ?? true, path: config.openapi?.path ?? "/openapi.json" },
+    listening: { url: undefined }
   }
 }
