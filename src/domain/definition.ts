@@ -38,6 +38,8 @@ export interface ServeDefinition {
   readonly cors: true | CorsOptions | undefined
   readonly docs: Required<Pick<DocsOptions, "enabled" | "path">> & DocsOptions
   readonly openapi: Required<Pick<OpenApiOptions, "enabled" | "path">> & OpenApiOptions
+  /** The URL `start()` listens on, once it does: the OpenAPI document's default server. */
+  readonly listening: { url: string | undefined }
   /** Undefined when the result cache is off. */
   readonly resultCache: ResultCacheOptions | undefined
 }
@@ -71,6 +73,7 @@ export const normalizeConfig = (config: ServeConfig<ServeQueriesMap, never, neve
     cors: config.cors,
     docs: { ...config.docs, enabled: config.docs?.enabled ?? true, path: config.docs?.path ?? "/docs" },
     openapi: { ...config.openapi, enabled: config.openapi?.enabled ?? true, path: config.openapi?.path ?? "/openapi.json" },
+    listening: { url: undefined },
     resultCache: config.resultCache === true ? {} : config.resultCache === false ? undefined : config.resultCache
   }
 }
