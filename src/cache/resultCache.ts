@@ -64,8 +64,7 @@ export class ResultCache {
 
   /** The cache of an endpoint whose TTL turns it on (`cacheTtlMs > 0`), else undefined. */
   forEndpoint(plan: EndpointPlan): EndpointCache | undefined {
-    const ttl = plan.info.cacheTtlMs
-    return ttl !== null && ttl > 0 ? new EndpointCache(this, plan) : undefined
+    return plan.resultCached ? new EndpointCache(this, plan) : undefined
   }
 
   storeFailed(error: unknown): void {

@@ -380,3 +380,20 @@ describe("result cache: invalidation and stats", () => {
 })
 
 afterEach(() => vi.restoreAllMocks())
+
+describe("result cache in the OpenAPI document", () => {
+  it("describes x-cache on the 200 of cached endpoints only", async () => {
+    const queries = { cached: { cacheTtlMs: 60_000, query: () => [1] }, fresh: { cacheTtlMs: 0, query: () => [2] } }
+    const documentOf = async (api: { handler: (request: ServeRequest) => unknown }) =>
+      JSON.parse((await Promise.resolve(api.handler(get("openapi.json"))) as { body: string }).body) as {
+        paths: Record<string, { get: { responses: Record<string, { headers?: Record<string, unknown> }> } }>
+        components: { headers: Record<string, { schema: unknown }> }
+      }
+    const on = await documentOf(defineServe({ resultCache: true, queries }))
+    expect(Object.keys(on.paths["/api/analytics/cached"]!.get.responses["200"]!.headers!)).toContain("X-Cache")
+    expect(Object.keys(on.paths["/api/analytics/fresh"]!.get.responses["200"]!.headers!)).not.toContain("X-Cache")
+    expect(on.components.headers["Cache"]!.schema).toEqual({ type: "string", enum: ["HIT", "MISS"] })
+    const off = await documentOf(defineServe({ queries }))
+    expect(Object.keys(off.paths["/api/analytics/cached"]!.get.responses["200"]!.headers!)).not.toContain("X-Cache")
+  })
+})
