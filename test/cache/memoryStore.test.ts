@@ -6,14 +6,13 @@ import {
   type ResultCacheControl,
   type ResultCacheKey,
   type ResultCacheStats,
-  type ServeRequest,
   StoredResult,
   testResultCacheStore
 } from "queryserve"
 import { afterEach, describe, expect, expectTypeOf, it, vi } from "vitest"
+import { get } from "./support/requests.js"
 
 const key = (id: string, endpoint = "e", tenantId?: string): ResultCacheKey => ({ id, endpoint, tenantId })
-const get = (key: string, query: Record<string, string> = {}): ServeRequest => ({ method: "GET", path: `/api/analytics/${key}`, query, headers: {} })
 
 describe("memory result cache store", () => {
   afterEach(() => vi.useRealTimers())

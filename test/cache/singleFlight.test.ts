@@ -1,7 +1,7 @@
-import { defineServe, makeTestResultCacheStore, type ServeContext, type ServeRequest, testResultCacheStore } from "queryserve"
+import { defineServe, makeTestResultCacheStore, type ServeContext, testResultCacheStore } from "queryserve"
 import { afterEach, describe, expect, it, vi } from "vitest"
+import { get } from "./support/requests.js"
 
-const get = (key: string, query: Record<string, string> = {}): ServeRequest => ({ method: "GET", path: `/api/analytics/${key}`, query, headers: {} })
 
 /** A handler whose runs are counted and each answer after `ms`, failing while `failures` lasts. */
 const slowHandler = (ms: number) => {

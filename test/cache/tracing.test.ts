@@ -1,8 +1,8 @@
-import { defineServe, type ServeRequest } from "queryserve"
+import { defineServe } from "queryserve"
 import { describe, expect, it } from "vitest"
+import { get } from "./support/requests.js"
 import { parentName, recordingTracer } from "../support/recordingTracer.js"
 
-const get = (key: string): ServeRequest => ({ method: "GET", path: `/api/analytics/${key}`, headers: {} })
 
 describe("result cache with stage spans (tracing on)", () => {
   it("runs the cache in its own span: a miss runs handler and output under it, a hit neither", async () => {
