@@ -45,6 +45,7 @@ const banner = (label: string, baseUrl: string, served: ReadonlySet<string>): st
     `queryserve analytics demo: ${baseUrl} (${label})`,
     `  API reference  ${baseUrl}/docs`,
     `  OpenAPI        ${baseUrl}/openapi.json`,
+    `  MCP (agents)   ${baseUrl}/mcp`,
     "",
     `API keys (header ${API_KEY_HEADER}):`,
     ...keys,

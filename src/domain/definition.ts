@@ -3,6 +3,7 @@ import type {
   AuthStrategy,
   CorsOptions,
   DocsOptions,
+  McpOptions,
   OpenApiOptions,
   ServeConfig,
   ServeContextFactory,
@@ -37,6 +38,8 @@ export interface ServeDefinition {
   readonly cors: true | CorsOptions | undefined
   readonly docs: Required<Pick<DocsOptions, "enabled" | "path">> & DocsOptions
   readonly openapi: Required<Pick<OpenApiOptions, "enabled" | "path">> & OpenApiOptions
+  /** The MCP endpoint's options; undefined when it is not served. */
+  readonly mcp: (Required<Pick<McpOptions, "path">> & McpOptions) | undefined
 }
 
 export const DEFAULT_BASE_PATH = "/api/analytics"
@@ -53,6 +56,12 @@ const toList = <A>(value: A | ReadonlyArray<A> | undefined): Array<A> =>
 export const toQueryConfig = (entry: ServeQueryEntry): AnyQueryConfig =>
   typeof entry === "function" ? { query: entry } : entry
 
+const normalizeMcp = (mcp: boolean | McpOptions | undefined): ServeDefinition["mcp"] => {
+  if (mcp === undefined || mcp === false) return undefined
+  const options = mcp === true ? {} : mcp
+  return { ...options, path: options.path ?? "/mcp" }
+}
+
 export const normalizeConfig = (config: ServeConfig<ServeQueriesMap, never, never>): ServeDefinition => {
   const queries = new Map<string, AnyQueryConfig>()
   for (const [key, entry] of Object.entries(config.queries)) queries.set(key, toQueryConfig(entry))
@@ -67,6 +76,7 @@ export const normalizeConfig = (config: ServeConfig<ServeQueriesMap, never, neve
     hooks: config.hooks ?? {},
     cors: config.cors,
     docs: { ...config.docs, enabled: config.docs?.enabled ?? true, path: config.docs?.path ?? "/docs" },
-    openapi: { ...config.openapi, enabled: config.openapi?.enabled ?? true, path: config.openapi?.path ?? "/openapi.json" }
+    openapi: { ...config.openapi, enabled: config.openapi?.enabled ?? true, path: config.openapi?.path ?? "/openapi.json" },
+    mcp: normalizeMcp(config.mcp)
   }
 }

@@ -1,0 +1,37 @@
+import { toServeError } from "../domain/errors.js"
+import type { HttpMethod, ServeRequest, ServeResponse } from "../domain/http.js"
+import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
+import { errorResponse, finishHeaders } from "./respond.js"
+
+/** What a static route answers; a ServeError it throws or rejects with is answered with its envelope. */
+export type StaticAnswer = Omit<ServeResponse, "headers"> & { readonly headers?: Record<string, string> }
+
+/** A route that is not an endpoint (docs page, OpenAPI document, static assets, the MCP endpoint). */
+export interface StaticRoute {
+  readonly method: HttpMethod
+  readonly path: string
+  /** `requestId` is the one the response carries in `X-Request-Id`. */
+  readonly respond: (request: ServeRequest, requestId: string) => MaybePromise<StaticAnswer>
+}
+
+/** A static route's answer with the common headers; what it throws is answered like a pipeline error. */
+export const answerStatic = (
+  route: StaticRoute,
+  request: ServeRequest,
+  requestId: string,
+  corsHeaders: Readonly<Record<string, string>> | undefined
+): MaybePromise<ServeResponse> => {
+  const finish = (answer: StaticAnswer): ServeResponse => ({
+    status: answer.status,
+    headers: finishHeaders({ ...answer.headers }, requestId, corsHeaders, undefined),
+    body: request.method === "HEAD" ? null : answer.body
+  })
+  const refuse = (thrown: unknown): ServeResponse => errorResponse(toServeError(thrown), requestId, corsHeaders, undefined)
+  let answer: MaybePromise<StaticAnswer>
+  try {
+    answer = route.respond(request, requestId)
+  } catch (thrown) {
+    return refuse(thrown)
+  }
+  return isPromiseLike(answer) ? Promise.resolve(answer).then(finish, refuse) : finish(answer)
+}
