@@ -133,8 +133,8 @@ describe("the MCP endpoint over HTTP", () => {
         big: () => ({ rows: 12345678901234567890n, small: 3n })
       }
     }).route("/total", "sum")
-    const post = (body: unknown) =>
-      api.handler({ method: "POST", path: "/v1/agents", headers: STREAMABLE, body: JSON.stringify(body) }) as Promise<{ body: string }>
+    const post = async (body: unknown) =>
+      (await api.handler({ method: "POST", path: "/v1/agents", headers: STREAMABLE, body: JSON.stringify(body) })) as { body: string }
     const tools = JSON.parse((await post(rpc("tools/list"))).body).result.tools
     expect(tools.map((tool: { name: string }) => tool.name)).toEqual(["reports_daily", "sum", "big"])
     expect(tools[1].inputSchema).toEqual({ type: "object", properties: { input: { type: "array", items: { type: "number" } } }, required: ["input"] })
