@@ -43,15 +43,18 @@ export const RESULT_FIELD = "result"
 type ObjectSchema = JsonSchema & { readonly type: "object" }
 
 /**
- * A JSON Schema as the root of a tool's input or output, which MCP wants to be an object: an object
- * schema (or one that says nothing) is inlined at the root, references kept resolvable; anything else
- * becomes the one required property `field`.
+ * A JSON Schema as the root of a tool's input or output, which MCP wants to be an object. A schema that
+ * fits (`fits` its JSON types) is inlined at the root with `type: "object"`, references kept resolvable;
+ * any other becomes the one required property `field`.
  */
-const objectRoot = (schema: JsonSchema, field: string): { readonly schema: ObjectSchema; readonly wrapped: boolean } => {
-  // Tool schemas are 2020-12 by default; a `$schema` only makes older validators stumble.
-  const { $schema: _dialect, ...body } = schema
-  const types = typesOf(body, body)
-  if (types.size === 0 || (types.size === 1 && types.has("object"))) {
+const objectRoot = (
+  schema: JsonSchema,
+  field: string,
+  fits: (types: ReadonlySet<string>) => boolean
+): { readonly schema: ObjectSchema; readonly wrapped: boolean } => {
+  // Tool schemas are 2020-12 by default; `$schema`, and a root `$id` (Effect names `{}` so), only make validators stumble.
+  const { $schema: _dialect, $id: _id, ...body } = schema
+  if (fits(typesOf(body, body))) {
     const { $defs } = body
     return { schema: { ...dereference(body, body), ...($defs === undefined ? {} : { $defs }), type: "object" }, wrapped: false }
   }
@@ -61,6 +64,11 @@ const objectRoot = (schema: JsonSchema, field: string): { readonly schema: Objec
     wrapped: true
   }
 }
+
+// Arguments are always an object: an input schema that admits objects (or says nothing) takes them as they are.
+const admitsObjects = (types: ReadonlySet<string>): boolean => types.size === 0 || types.has("object")
+// Structured content must be an object: only an output that is always one is given as it is.
+const onlyObjects = (types: ReadonlySet<string>): boolean => types.size === 1 && types.has("object")
 
 /** MCP tool names: 1 to 128 of `A-Z a-z 0-9 _ - .`; other characters of a key become `_`. */
 const toolName = (key: string, taken: { has(name: string): boolean }): string => {
@@ -84,9 +92,9 @@ const describeTool = (plan: EndpointPlan, name: string) => {
 }
 
 const compileTool = (plan: EndpointPlan, name: string, globalStrategies: ReadonlyArray<AuthStrategy>): McpTool => {
-  const input = objectRoot(plan.input.jsonSchema() ?? {}, INPUT_FIELD)
+  const input = objectRoot(plan.input.jsonSchema() ?? {}, INPUT_FIELD, admitsObjects)
   const outputJson = plan.output.jsonSchema()
-  const output = outputJson === undefined ? undefined : objectRoot(outputJson, RESULT_FIELD)
+  const output = outputJson === undefined ? undefined : objectRoot(outputJson, RESULT_FIELD, onlyObjects)
   return {
     key: plan.info.key,
     plan,

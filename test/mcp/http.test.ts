@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { apiKeyAuth, defineServe, type ServeHandler, type ServeRequest } from "queryserve"
+import { apiKeyAuth, defineServe, formatQueryEvent, formatQueryEventJSON, type ServeHandler, type ServeQueryEvent, type ServeRequest } from "queryserve"
 import { describe, expect, it } from "vitest"
 import { connectClient, fetchTarget, KEYS, keyHeader, makeApi } from "./support/api.js"
 
@@ -123,21 +123,25 @@ describe("the MCP endpoint over HTTP", () => {
     expect(served.json.result.content).toEqual([{ type: "text", text: '"team"' }])
   })
 
-  it("names tools by key (other characters become _), wraps a non-object input as `input`, and adds no tool for extra routes", async () => {
+  it("names tools by key (other characters become _), wraps an input that admits no object as `input`, and adds no tool for extra routes", async () => {
     const api = defineServe({
       mcp: { path: "/agents" },
       basePath: "/v1",
       queries: {
         "reports/daily": () => "daily",
         sum: { method: "POST", inputSchema: Schema.Array(Schema.Number), query: ({ input }: { input: ReadonlyArray<number> }) => input.reduce((a, b) => a + b, 0) },
-        big: () => ({ rows: 12345678901234567890n, small: 3n })
+        big: () => ({ rows: 12345678901234567890n, small: 3n }),
+        // Effect's `{}` admits objects and arrays: arguments (an object) fit it as they are.
+        none: { inputSchema: Schema.Struct({}), query: () => "none" }
       }
     }).route("/total", "sum")
     const post = async (body: unknown) =>
       (await api.handler({ method: "POST", path: "/v1/agents", headers: STREAMABLE, body: JSON.stringify(body) })) as { body: string }
     const tools = JSON.parse((await post(rpc("tools/list"))).body).result.tools
-    expect(tools.map((tool: { name: string }) => tool.name)).toEqual(["reports_daily", "sum", "big"])
+    expect(tools.map((tool: { name: string }) => tool.name)).toEqual(["reports_daily", "sum", "big", "none"])
     expect(tools[1].inputSchema).toEqual({ type: "object", properties: { input: { type: "array", items: { type: "number" } } }, required: ["input"] })
+    expect(tools[3].inputSchema).toEqual({ type: "object", anyOf: [{ type: "object" }, { type: "array" }] })
+    expect(JSON.parse((await post(rpc("tools/call", { name: "none" }))).body).result.content).toEqual([{ type: "text", text: '"none"' }])
     const sum = JSON.parse((await post(rpc("tools/call", { name: "sum", arguments: { input: [1, 2, 3] } }))).body).result
     expect(sum.content).toEqual([{ type: "text", text: "6" }])
     const daily = JSON.parse((await post(rpc("tools/call", { name: "reports_daily" }))).body).result
@@ -145,5 +149,27 @@ describe("the MCP endpoint over HTTP", () => {
     // BigInt from a SQL driver reads as it does over HTTP.
     const big = JSON.parse((await post(rpc("tools/call", { name: "big" }))).body).result
     expect(big.content).toEqual([{ type: "text", text: '{"rows":"12345678901234567890","small":3}' }])
+  })
+
+  it("marks a tool call's log lines: `[mcp]` in text, `transport` in JSON; an HTTP line is unchanged", () => {
+    const event: ServeQueryEvent = {
+      requestId: "r1",
+      endpointKey: "orders",
+      path: "/api/analytics/orders",
+      method: "GET",
+      status: "completed",
+      startTime: Date.UTC(2026, 0, 1),
+      endTime: Date.UTC(2026, 0, 1) + 12,
+      durationMs: 12,
+      responseStatus: 200,
+      transport: "mcp"
+    }
+    expect(formatQueryEvent(event)).toBe("✓ GET /api/analytics/orders → 200 (12ms) [mcp]")
+    expect(formatQueryEvent({ ...event, status: "error", responseStatus: 403, error: new Error("No") })).toBe(
+      "✗ GET /api/analytics/orders → 403 (12ms) [mcp] - No"
+    )
+    expect(JSON.parse(formatQueryEventJSON(event)!)).toMatchObject({ endpoint: "orders", status: 200, transport: "mcp" })
+    expect(formatQueryEvent({ ...event, transport: "http" })).toBe("✓ GET /api/analytics/orders → 200 (12ms)")
+    expect(JSON.parse(formatQueryEventJSON({ ...event, transport: "http" })!)).not.toHaveProperty("transport")
   })
 })

@@ -147,5 +147,10 @@ describe.each([
       { endpointKey: "total", method: "GET", path: "/api/analytics/total", status: "completed", responseStatus: 200, transport: "mcp" },
       { endpointKey: "orders", status: "error", responseStatus: 400, transport: "mcp" }
     ])
+    // The endpoint's own route says so too; an in-process call says nothing.
+    await fixture.api.handler({ method: "GET", path: "/api/analytics/version", headers: {} })
+    await fixture.api.execute("version")
+    const finished = fixture.events.filter((event) => event.status !== "started")
+    expect(finished.slice(-2).map((event) => event.transport)).toEqual(["http", undefined])
   })
 })
