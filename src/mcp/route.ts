@@ -5,7 +5,6 @@ import { getHeader, type ServeRequest } from "../domain/http.js"
 import { andThen } from "../domain/maybePromise.js"
 import { compileCors } from "../pipeline/cors.js"
 import { assertNestingDepth, bodyText, parseJsonText } from "../pipeline/input.js"
-import type { RoutePlan } from "../pipeline/plan.js"
 import type { PipelineService, StaticAnswer, StaticRoute } from "../services/Pipeline.js"
 import { makeToolHandlers, type McpScope } from "./handlers.js"
 import { McpServerPool, type McpServerInfo } from "./server.js"
@@ -74,13 +73,14 @@ const originCheck = (definition: ServeDefinition): ((request: ServeRequest) => v
 /**
  * The MCP endpoint (POST `basePath + mcp.path`). A browser page of a foreign origin is refused (403).
  * With global strategies the HTTP request is authenticated first: no credentials, or invalid ones,
- * answer 401 with the ErrorEnvelope before any MCP message is read. Then the SDK answers the JSON-RPC messages; tools run through the pipeline. GET
- * and DELETE get 405: a stateless server has no stream to open and no session to end.
+ * answer 401 with the ErrorEnvelope before any MCP message is read. Then the SDK answers the JSON-RPC
+ * messages, and tools run through the pipeline. Only POST is routed, so GET and DELETE get 405: a
+ * stateless server has no stream to open and no session to end.
  */
 export const mcpRoutes = (definition: ServeDefinition, pipeline: () => PipelineService): ReadonlyArray<StaticRoute> => {
   const path = mcpPath(definition)
   if (path === undefined) return []
-  // The endpoint global strategies see when they authenticate an MCP request.
+  // What the global strategies see as the endpoint when they authenticate an MCP request.
   const info: EndpointInfo = {
     key: "mcp",
     name: "MCP",
@@ -97,15 +97,19 @@ export const mcpRoutes = (definition: ServeDefinition, pipeline: () => PipelineS
   }
   const checkOrigin = originCheck(definition)
   // Built on the first MCP request, from the plans of that compilation (a changed definition compiles new routes).
-  let servers: Promise<McpServerPool> | undefined
-  const serversFor = (routes: ReadonlyArray<RoutePlan>): Promise<McpServerPool> =>
-    (servers ??= McpServerPool.load(serverInfo(definition), makeToolHandlers(pipeline(), buildCatalogue(routes, definition.strategies)), path))
+  let pool: McpServerPool | undefined
+  let loading: Promise<McpServerPool> | undefined
+  const load = (): Promise<McpServerPool> =>
+    (loading ??= McpServerPool.load(
+      serverInfo(definition),
+      makeToolHandlers(pipeline(), buildCatalogue(pipeline().routes(), definition.strategies)),
+      path
+    ).then((loaded) => (pool = loaded)))
 
   const answer = (request: ServeRequest, requestId: string, caller: ServeAuthContext | null): Promise<StaticAnswer> => {
     const message = parseBody(request.body)
     const scope: McpScope = { request, requestId, caller }
-    return serversFor(pipeline().routes())
-      .then((pool) => pool.answer(request, message, scope))
+    return pool !== undefined ? pool.answer(request, message, scope) : load().then((loaded) => loaded.answer(request, message, scope))
   }
 
   return [{

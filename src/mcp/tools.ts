@@ -2,13 +2,16 @@ import type { AuthStrategy } from "../domain/config.js"
 import { dereference, type JsonSchema, typesOf } from "../domain/jsonSchema.js"
 import type { EndpointPlan, RoutePlan } from "../pipeline/plan.js"
 
+/** A JSON Schema of an object, as MCP wants a tool's input and output schemas. */
+type ObjectSchema = JsonSchema & { readonly type: "object" }
+
 /** A tool as `tools/list` gives it (MCP's Tool). */
 export interface ToolDescriptor {
   readonly name: string
   readonly title?: string
   readonly description?: string
-  readonly inputSchema: JsonSchema & { readonly type: "object" }
-  readonly outputSchema?: JsonSchema & { readonly type: "object" }
+  readonly inputSchema: ObjectSchema
+  readonly outputSchema?: ObjectSchema
   readonly annotations?: { readonly readOnlyHint: boolean }
 }
 
@@ -25,7 +28,7 @@ export interface McpTool {
   readonly plan: EndpointPlan
   readonly descriptor: ToolDescriptor
   readonly caller: CallerSource
-  /** The input schema is not an object: the tool's arguments carry it as `input`. */
+  /** The input schema admits no object: the tool's arguments carry the input as `input`. */
   readonly wrapsInput: boolean
   /** Results are given as `structuredContent` (there is an output schema), wrapped as `{ result }` when not an object. */
   readonly structured: "none" | "as-is" | "wrapped"
@@ -39,8 +42,6 @@ export interface ToolCatalogue {
 /** The wrapper property of a non-object input, and of a non-object result. */
 export const INPUT_FIELD = "input"
 export const RESULT_FIELD = "result"
-
-type ObjectSchema = JsonSchema & { readonly type: "object" }
 
 /**
  * A JSON Schema as the root of a tool's input or output, which MCP wants to be an object. A schema that

@@ -1,4 +1,4 @@
-import { toServeError } from "../domain/errors.js"
+import { isServeError, toServeError } from "../domain/errors.js"
 import type { HttpMethod, ServeRequest, ServeResponse } from "../domain/http.js"
 import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
 import { errorResponse, finishHeaders } from "./respond.js"
@@ -26,7 +26,11 @@ export const answerStatic = (
     headers: finishHeaders({ ...answer.headers }, requestId, corsHeaders, undefined),
     body: request.method === "HEAD" ? null : answer.body
   })
-  const refuse = (thrown: unknown): ServeResponse => errorResponse(toServeError(thrown), requestId, corsHeaders, undefined)
+  const refuse = (thrown: unknown): ServeResponse => {
+    // A route's own refusals (401, 403) are answers; anything else is a fault nobody else will report.
+    if (!isServeError(thrown)) console.error(`[queryserve] ${route.method} ${route.path} failed`, thrown)
+    return errorResponse(toServeError(thrown), requestId, corsHeaders, undefined)
+  }
   let answer: MaybePromise<StaticAnswer>
   try {
     answer = route.respond(request, requestId)

@@ -41,6 +41,8 @@ describe("the MCP endpoint over HTTP", () => {
 
   it("answers GET and DELETE with 405: a stateless server opens no stream and ends no session", async () => {
     const { api } = makeApi()
+    // Like the docs routes, the MCP endpoint is not an operation of the OpenAPI document.
+    expect(api.describe().map((endpoint) => endpoint.path)).not.toContain(MCP)
     for (const method of ["GET", "DELETE"]) {
       const response = await api.handler({ method, path: MCP, headers: { accept: "text/event-stream", ...keyHeader(KEYS.acme) } })
       expect(response.status).toBe(405)
