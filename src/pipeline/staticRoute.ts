@@ -14,28 +14,44 @@ export interface StaticRoute {
   readonly respond: (request: ServeRequest, requestId: string) => MaybePromise<StaticAnswer>
 }
 
-/** A static route's answer with the common headers; what it throws is answered like a pipeline error. */
+const finish = (
+  answer: StaticAnswer,
+  request: ServeRequest,
+  requestId: string,
+  corsHeaders: Readonly<Record<string, string>> | undefined
+): ServeResponse => ({
+  status: answer.status,
+  headers: finishHeaders({ ...answer.headers }, requestId, corsHeaders, undefined),
+  body: request.method === "HEAD" ? null : answer.body
+})
+
+const refuse = (
+  route: StaticRoute,
+  thrown: unknown,
+  requestId: string,
+  corsHeaders: Readonly<Record<string, string>> | undefined
+): ServeResponse => {
+  // A route's own refusals (401, 403) are answers; anything else is a fault nobody else will report.
+  if (!isServeError(thrown)) console.error(`[queryserve] ${route.method} ${route.path} failed`, thrown)
+  return errorResponse(toServeError(thrown), requestId, corsHeaders, undefined)
+}
+
+/** A static route's answer with the common headers; what it throws is answered like a pipeline error. Closures only on the async path. */
 export const answerStatic = (
   route: StaticRoute,
   request: ServeRequest,
   requestId: string,
   corsHeaders: Readonly<Record<string, string>> | undefined
 ): MaybePromise<ServeResponse> => {
-  const finish = (answer: StaticAnswer): ServeResponse => ({
-    status: answer.status,
-    headers: finishHeaders({ ...answer.headers }, requestId, corsHeaders, undefined),
-    body: request.method === "HEAD" ? null : answer.body
-  })
-  const refuse = (thrown: unknown): ServeResponse => {
-    // A route's own refusals (401, 403) are answers; anything else is a fault nobody else will report.
-    if (!isServeError(thrown)) console.error(`[queryserve] ${route.method} ${route.path} failed`, thrown)
-    return errorResponse(toServeError(thrown), requestId, corsHeaders, undefined)
-  }
   let answer: MaybePromise<StaticAnswer>
   try {
     answer = route.respond(request, requestId)
   } catch (thrown) {
-    return refuse(thrown)
+    return refuse(route, thrown, requestId, corsHeaders)
   }
-  return isPromiseLike(answer) ? Promise.resolve(answer).then(finish, refuse) : finish(answer)
+  if (!isPromiseLike(answer)) return finish(answer, request, requestId, corsHeaders)
+  return Promise.resolve(answer).then(
+    (settled) => finish(settled, request, requestId, corsHeaders),
+    (thrown: unknown) => refuse(route, thrown, requestId, corsHeaders)
+  )
 }
