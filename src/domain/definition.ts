@@ -40,6 +40,8 @@ export interface ServeDefinition {
   readonly openapi: Required<Pick<OpenApiOptions, "enabled" | "path">> & OpenApiOptions
   /** The MCP endpoint's options; undefined when it is not served. */
   readonly mcp: (Required<Pick<McpOptions, "path">> & McpOptions) | undefined
+  /** The URL `start()` listens on, once it does: the OpenAPI document's default server. */
+  readonly listening: { url: string | undefined }
 }
 
 export const DEFAULT_BASE_PATH = "/api/analytics"
@@ -77,6 +79,7 @@ export const normalizeConfig = (config: ServeConfig<ServeQueriesMap, never, neve
     cors: config.cors,
     docs: { ...config.docs, enabled: config.docs?.enabled ?? true, path: config.docs?.path ?? "/docs" },
     openapi: { ...config.openapi, enabled: config.openapi?.enabled ?? true, path: config.openapi?.path ?? "/openapi.json" },
-    mcp: normalizeMcp(config.mcp)
+    mcp: normalizeMcp(config.mcp),
+    listening: { url: undefined }
   }
 }

@@ -22,7 +22,8 @@ const finish = (
 ): ServeResponse => ({
   status: answer.status,
   headers: finishHeaders({ ...answer.headers }, requestId, corsHeaders, undefined),
-  body: request.method === "HEAD" ? null : answer.body
+  body: request.method === "HEAD" ? null : answer.body,
+  ...(answer.compressed !== undefined ? { compressed: answer.compressed } : {})
 })
 
 const refuse = (
