@@ -68,6 +68,20 @@ const toToolResult = (tool: McpTool, outcome: ExecutionOutcome): ToolResult => {
   return { content, structuredContent: tool.structured === "wrapped" ? { [RESULT_FIELD]: value } : (value as Record<string, unknown>) }
 }
 
+const hasKeys = (args: Readonly<Record<string, unknown>>): boolean => {
+  for (const _key in args) return true
+  return false
+}
+
+/**
+ * The endpoint's input from a tool's arguments. No arguments read as an empty query string does, so
+ * an endpoint that takes no input (a void schema) gets `undefined`, as over HTTP.
+ */
+const inputOf = (tool: McpTool, args: Readonly<Record<string, unknown>> | undefined): unknown => {
+  if (tool.wrapsInput) return args?.[INPUT_FIELD]
+  return args !== undefined && hasKeys(args) ? args : tool.plan.input.coerce({})
+}
+
 export const makeToolHandlers = (pipeline: PipelineService, catalogue: ToolCatalogue): ToolHandlers => {
   const requestFor = (tool: McpTool, scope: McpScope): ServeRequest =>
     new ToolRequest(scope.request, tool.plan.info.method, tool.plan.info.path)
@@ -99,7 +113,7 @@ export const makeToolHandlers = (pipeline: PipelineService, catalogue: ToolCatal
         request: requestFor(tool, scope),
         requestId: scope.requestId,
         transport: "mcp",
-        input: tool.wrapsInput ? args?.[INPUT_FIELD] : args ?? {},
+        input: inputOf(tool, args),
         // The global strategies already ran on this request: their caller is reused; an endpoint's own run in its stages.
         auth: tool.caller === "none" ? null : tool.caller === "route" ? scope.caller : undefined
       })

@@ -134,16 +134,21 @@ describe("the MCP endpoint over HTTP", () => {
         sum: { method: "POST", inputSchema: Schema.Array(Schema.Number), query: ({ input }: { input: ReadonlyArray<number> }) => input.reduce((a, b) => a + b, 0) },
         big: () => ({ rows: 12345678901234567890n, small: 3n }),
         // Effect's `{}` admits objects and arrays: arguments (an object) fit it as they are.
-        none: { inputSchema: Schema.Struct({}), query: () => "none" }
+        none: { inputSchema: Schema.Struct({}), query: () => "none" },
+        // No input at all (it refuses {}): no arguments reach it as undefined, as an empty query string does.
+        nothing: { inputSchema: Schema.Undefined, query: ({ input }: { input: undefined }) => ({ given: input === undefined ? "nothing" : "something" }) }
       }
     }).route("/total", "sum")
     const post = async (body: unknown) =>
       (await api.handler({ method: "POST", path: "/v1/agents", headers: STREAMABLE, body: JSON.stringify(body) })) as { body: string }
     const tools = JSON.parse((await post(rpc("tools/list"))).body).result.tools
-    expect(tools.map((tool: { name: string }) => tool.name)).toEqual(["reports_daily", "sum", "big", "none"])
+    expect(tools.map((tool: { name: string }) => tool.name)).toEqual(["reports_daily", "sum", "big", "none", "nothing"])
     expect(tools[1].inputSchema).toEqual({ type: "object", properties: { input: { type: "array", items: { type: "number" } } }, required: ["input"] })
     expect(tools[3].inputSchema).toEqual({ type: "object", anyOf: [{ type: "object" }, { type: "array" }] })
     expect(JSON.parse((await post(rpc("tools/call", { name: "none" }))).body).result.content).toEqual([{ type: "text", text: '"none"' }])
+    for (const params of [{ name: "nothing" }, { name: "nothing", arguments: {} }]) {
+      expect(JSON.parse((await post(rpc("tools/call", params))).body).result.content).toEqual([{ type: "text", text: '{"given":"nothing"}' }])
+    }
     const sum = JSON.parse((await post(rpc("tools/call", { name: "sum", arguments: { input: [1, 2, 3] } }))).body).result
     expect(sum.content).toEqual([{ type: "text", text: "6" }])
     const daily = JSON.parse((await post(rpc("tools/call", { name: "reports_daily" }))).body).result

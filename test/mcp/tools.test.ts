@@ -122,10 +122,10 @@ describe.each([
 
   it("answers invalid arguments with the VALIDATION_ERROR envelope and its issues", async () => {
     const result = await acme.callTool({ name: "orders", arguments: { minAmount: "lots" } })
-    expect(envelopeOf(result as never).error).toMatchObject({
+    expect(envelopeOf(result as never).error).toEqual({
       type: "VALIDATION_ERROR",
       message: "Input failed validation",
-      details: { issues: expect.arrayContaining([{ path: ["minAmount"], message: 'Expected number, actual "lots"' }]) }
+      details: { issues: [{ path: ["minAmount"], message: 'expected a number, got "lots"' }] }
     })
     expect(envelopeOf((await acme.callTool({ name: "note", arguments: { text: "" } })) as never).error.type).toBe("VALIDATION_ERROR")
   })
