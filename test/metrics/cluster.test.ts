@@ -1,0 +1,54 @@
+/**
+ * `workers: 2` in a child process: requests spread over both workers, and a scrape answered by either
+ * worker counts all of them (prom-client's cluster aggregation through the primary).
+ */
+import { request } from "node:http"
+import { fileURLToPath } from "node:url"
+import { afterEach, describe, expect, it } from "vitest"
+import { parseExposition, valueOf } from "../support/prometheus.js"
+import { type ServerProcess, startServerProcess } from "../support/serverProcess.js"
+
+const server = fileURLToPath(new URL("../support/metricsClusterServer.ts", import.meta.url))
+
+/** One GET on a fresh connection, so the primary hands each to the next worker. */
+const fetchFresh = (port: number, path: string): Promise<{ status: number; body: string }> =>
+  new Promise((resolve, reject) => {
+    request({ host: "127.0.0.1", port, path, agent: false, headers: { connection: "close" } }, (res) => {
+      let body = ""
+      res.on("data", (chunk: Buffer) => (body += chunk.toString()))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }))
+    }).on("error", reject).end()
+  })
+
+const REQUESTS = 24
+
+describe("metrics with workers: 2 (node:cluster, server in a child process)", () => {
+  let primary: ServerProcess | undefined
+  afterEach(() => primary?.kill())
+
+  it("answers every scrape, on whichever worker, with the sum over both workers", async () => {
+    primary = await startServerProcess(server)
+    const pids = new Set<number>()
+    for (let i = 0; i < REQUESTS; i++) {
+      const answer = await fetchFresh(primary.port, "/api/analytics/pid")
+      expect(answer.status).toBe(200)
+      pids.add((JSON.parse(answer.body) as { pid: number }).pid)
+    }
+    // Both workers served: a scrape of one worker alone would count about half.
+    expect(pids.size).toBe(2)
+
+    // Consecutive connections go to alternate workers, so these scrapes land on both.
+    for (let i = 0; i < 4; i++) {
+      const scrape = await fetchFresh(primary.port, "/api/analytics/metrics")
+      expect(scrape.status).toBe(200)
+      const metrics = parseExposition(scrape.body)
+      expect(valueOf(metrics, "queryserve_requests_total", { endpoint: "pid", method: "GET", status: "200" })).toBe(REQUESTS)
+      expect(valueOf(metrics, "queryserve_request_duration_seconds_count", { endpoint: "pid" })).toBe(REQUESTS)
+      expect(valueOf(metrics, "queryserve_in_flight_requests")).toBe(0)
+      expect(metrics.types.get("process_cpu_user_seconds_total")).toBe("counter")
+    }
+
+    primary.child.kill("SIGTERM")
+    expect(await primary.exited).toBe("SIGTERM")
+  })
+})
