@@ -88,7 +88,12 @@ export const askPrimary = (): Promise<MetricsScrape> => {
         reject(clusterUnavailable(error instanceof Error ? error.message : String(error)))
       }
     })
-    process.send!({ type: REQUEST, id } satisfies MetricsRequest)
+    // The primary gone (its IPC channel closed): answer now rather than at the deadline.
+    process.send!({ type: REQUEST, id } satisfies MetricsRequest, undefined, undefined, (error: Error | null) => {
+      if (error === null) return
+      waiting.get(id)?.reject(error)
+      waiting.delete(id)
+    })
   }).then((body) => ({ contentType: Registry.PROMETHEUS_CONTENT_TYPE, body }))
 }
 

@@ -2,23 +2,13 @@
  * `workers: 2` in a child process: requests spread over both workers, and a scrape answered by either
  * worker counts all of them (prom-client's cluster aggregation through the primary).
  */
-import { request } from "node:http"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
+import { getOnFreshConnection } from "../support/freshConnection.js"
 import { parseExposition, valueOf } from "../support/prometheus.js"
 import { type ServerProcess, startServerProcess } from "../support/serverProcess.js"
 
 const server = fileURLToPath(new URL("../support/metricsClusterServer.ts", import.meta.url))
-
-/** One GET on a fresh connection, so the primary hands each to the next worker. */
-const fetchFresh = (port: number, path: string): Promise<{ status: number; body: string }> =>
-  new Promise((resolve, reject) => {
-    request({ host: "127.0.0.1", port, path, agent: false, headers: { connection: "close" } }, (res) => {
-      let body = ""
-      res.on("data", (chunk: Buffer) => (body += chunk.toString()))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }))
-    }).on("error", reject).end()
-  })
 
 const REQUESTS = 24
 
@@ -30,7 +20,7 @@ describe("metrics with workers: 2 (node:cluster, server in a child process)", ()
     primary = await startServerProcess(server)
     const pids = new Set<number>()
     for (let i = 0; i < REQUESTS; i++) {
-      const answer = await fetchFresh(primary.port, "/api/analytics/pid")
+      const answer = await getOnFreshConnection(primary.port, "/api/analytics/pid")
       expect(answer.status).toBe(200)
       pids.add((JSON.parse(answer.body) as { pid: number }).pid)
     }
@@ -39,7 +29,7 @@ describe("metrics with workers: 2 (node:cluster, server in a child process)", ()
 
     // Consecutive connections go to alternate workers, so these scrapes land on both.
     for (let i = 0; i < 4; i++) {
-      const scrape = await fetchFresh(primary.port, "/api/analytics/metrics")
+      const scrape = await getOnFreshConnection(primary.port, "/api/analytics/metrics")
       expect(scrape.status).toBe(200)
       const metrics = parseExposition(scrape.body)
       expect(valueOf(metrics, "queryserve_requests_total", { endpoint: "pid", method: "GET", status: "200" })).toBe(REQUESTS)
