@@ -1,4 +1,7 @@
-/** Metrics on Bun and Deno: prom-client loads through their Node compatibility and counts the same. */
+/**
+ * Metrics on Bun and Deno, where prom-client loads through their Node compatibility and counts the
+ * same, and in a process where prom-client cannot be loaded at all.
+ */
 import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
@@ -15,11 +18,21 @@ const RUNTIMES = [
   { name: "Deno", binary: findTestBinary("Deno", "@deno/linux-x64-glibc/deno"), args: ["run", "-A", "--unstable-sloppy-imports", SCRIPT] }
 ]
 
+interface Printed {
+  readonly helloStatus: number
+  readonly status: number
+  readonly contentType: string
+  readonly body: string
+}
+
+const lastLine = (stdout: string): Printed => JSON.parse(stdout.trim().split("\n").pop()!) as Printed
+
 describe("metrics: true on other runtimes", () => {
   for (const runtime of RUNTIMES) {
     it.skipIf(runtime.binary === undefined)(`${runtime.name}: the scrape counts the request and has the process metrics`, async () => {
       const { stdout } = await run(runtime.binary!, runtime.args, { cwd: ROOT, timeout: 60_000 })
-      const scrape = JSON.parse(stdout.trim().split("\n").pop()!) as { status: number; contentType: string; body: string }
+      const scrape = lastLine(stdout)
+      expect(scrape.helloStatus).toBe(200)
       expect(scrape.status).toBe(200)
       expect(scrape.contentType).toBe("text/plain; version=0.0.4; charset=utf-8")
       const metrics = parseExposition(scrape.body)
@@ -27,4 +40,18 @@ describe("metrics: true on other runtimes", () => {
       expect(metrics.types.get("process_cpu_user_seconds_total")).toBe("counter")
     })
   }
+
+  it("without prom-client the endpoints still answer, the scrape is 503 and the cause is logged once", async () => {
+    const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "--import", "./test/support/withoutPromClient.mjs", SCRIPT], {
+      cwd: ROOT,
+      timeout: 60_000
+    })
+    const printed = lastLine(stdout)
+    expect(printed.helloStatus).toBe(200)
+    expect(printed.status).toBe(503)
+    expect(JSON.parse(printed.body)).toEqual({
+      error: { type: "SERVICE_UNAVAILABLE", message: "Metrics are unavailable: prom-client could not be loaded on this runtime" }
+    })
+    expect(stderr.match(/\[queryserve\] metrics are off: prom-client could not be loaded/g)).toHaveLength(1)
+  })
 })
