@@ -34,7 +34,7 @@ export interface AnalyticsApiOptions<K extends AnalyticsEndpoint = AnalyticsEndp
   readonly queryLogging?: QueryLoggingOption
   /**
    * Serve only these endpoints. For databases whose SQL dialect lacks functions some metrics use
-   * (see examples/postgres and examples/clickhouse).
+   * (see examples/postgres).
    */
   readonly endpoints?: ReadonlyArray<K>
 }

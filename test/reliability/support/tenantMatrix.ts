@@ -17,6 +17,8 @@ import { signTokens, type Tokens } from "./tokens.js"
 export interface TenantMatrixSize {
   /** Times the whole matrix is sent, each round all at once. */
   readonly rounds: number
+  /** The database the server under test reads: DuckDB (default) or chDB, ClickHouse in its process. */
+  readonly engine?: "duckdb" | "clickhouse"
 }
 
 /** Endpoints that also have a POST route (JSON body) on the server under test. */
@@ -127,8 +129,9 @@ const foreignRows = (answer: ReadonlyArray<unknown>, expected: Rows): number => 
   return foreign
 }
 
-export const tenantMatrixSuite = ({ rounds }: TenantMatrixSize): void => {
-  describe(`tenant matrix, ${rounds} rounds`, () => {
+export const tenantMatrixSuite = ({ rounds, engine = "duckdb" }: TenantMatrixSize): void => {
+  const onEngine = engine === "clickhouse" ? " on ClickHouse" : ""
+  describe(`tenant matrix${onEngine}, ${rounds} rounds`, () => {
     let target: Target
     let reference: DemoDatabase
     let tokens: Tokens
@@ -138,7 +141,7 @@ export const tenantMatrixSuite = ({ rounds }: TenantMatrixSize): void => {
 
     beforeAll(async () => {
       ;[target, reference, tokens] = await Promise.all([
-        startTarget(),
+        startTarget({ engine }),
         createDemoDatabase({ rows: DEFAULT_TARGET.rows, log: () => {} }),
         signTokens()
       ])
@@ -191,7 +194,7 @@ export const tenantMatrixSuite = ({ rounds }: TenantMatrixSize): void => {
       const endpoints = new Set(Object.values(METRIC_CASES).map((metric) => metric.endpoint)).size
       const authPaths = new Set(matrix.map((probe) => probe.label)).size
       figure(
-        `tenants: ${TENANT_IDS.length} tenants × ${endpoints} endpoints × ${authPaths} auth paths (GET and POST) × ${rounds} rounds = ` +
+        `tenants${onEngine}: ${TENANT_IDS.length} tenants × ${endpoints} endpoints × ${authPaths} auth paths (GET and POST) × ${rounds} rounds = ` +
           `${matrix.length * rounds} requests, ${rowsChecked} rows checked against SQL, ${crossTenantRows} cross-tenant rows, ` +
           `${unexpected.length} unexpected answers`
       )
