@@ -73,7 +73,9 @@ const normalizeMetrics = (basePath: string, metrics: boolean | MetricsOptions | 
   if (metrics === undefined || metrics === false) return undefined
   const options: MetricsOptions = metrics === true ? {} : metrics
   const roles = options.roles ?? []
-  if (options.public === true && roles.length > 0) throw new Error("metrics: `roles` needs an authenticated caller; it cannot be combined with `public: true`")
+  if (options.public === true && roles.length > 0) {
+    throw new Error("metrics: `roles` needs an authenticated caller; it cannot be combined with `public: true`")
+  }
   const buckets = options.buckets ?? DEFAULT_DURATION_BUCKETS
   if (buckets.length === 0 || buckets.some((bound, i) => !(Number.isFinite(bound) && bound > 0 && (i === 0 || bound > buckets[i - 1]!)))) {
     throw new Error("metrics: `buckets` must be positive, finite and strictly increasing")
