@@ -40,5 +40,6 @@ describe("metrics with workers: 2 (node:cluster, server in a child process)", ()
 
     primary.child.kill("SIGTERM")
     expect(await primary.exited).toBe("SIGTERM")
-  })
+    // Three tsx processes start here: on a busy 2-core box that alone can take over 30 s.
+  }, 120_000)
 })
