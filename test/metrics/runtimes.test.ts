@@ -13,6 +13,7 @@ const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const SCRIPT = "test/support/metricsRuntime.ts"
 
+// Each case starts a runtime (and compiles TypeScript): generous deadlines for a busy box.
 const RUNTIMES = [
   { name: "Bun", binary: findTestBinary("Bun", "@oven/bun-linux-x64/bin/bun"), args: [SCRIPT] },
   { name: "Deno", binary: findTestBinary("Deno", "@deno/linux-x64-glibc/deno"), args: ["run", "-A", "--unstable-sloppy-imports", SCRIPT] }
@@ -38,7 +39,7 @@ describe("metrics: true on other runtimes", () => {
       const metrics = parseExposition(scrape.body)
       expect(valueOf(metrics, "queryserve_requests_total", { endpoint: "hello", method: "GET", status: "200" })).toBe(1)
       expect(metrics.types.get("process_cpu_user_seconds_total")).toBe("counter")
-    })
+    }, 90_000)
   }
 
   it("without prom-client the endpoints still answer, the scrape is 503 and the cause is logged once", async () => {
@@ -53,5 +54,5 @@ describe("metrics: true on other runtimes", () => {
       error: { type: "SERVICE_UNAVAILABLE", message: "Metrics are unavailable: prom-client could not be loaded on this runtime" }
     })
     expect(stderr.match(/\[queryserve\] metrics are off: prom-client could not be loaded/g)).toHaveLength(1)
-  })
+  }, 90_000)
 })
