@@ -40,6 +40,8 @@ export interface ServeDefinition {
   readonly openapi: Required<Pick<OpenApiOptions, "enabled" | "path">> & OpenApiOptions
   /** undefined when metrics are off. */
   readonly metrics: MetricsPlan | undefined
+  /** The URL `start()` listens on, once it does: the OpenAPI document's default server. */
+  readonly listening: { url: string | undefined }
 }
 
 /** `metrics` with its defaults applied and checked. */
@@ -99,6 +101,7 @@ export const normalizeConfig = (config: ServeConfig<ServeQueriesMap, never, neve
     cors: config.cors,
     docs: { ...config.docs, enabled: config.docs?.enabled ?? true, path: config.docs?.path ?? "/docs" },
     openapi: { ...config.openapi, enabled: config.openapi?.enabled ?? true, path: config.openapi?.path ?? "/openapi.json" },
-    metrics: normalizeMetrics(basePath, config.metrics)
+    metrics: normalizeMetrics(basePath, config.metrics),
+    listening: { url: undefined }
   }
 }

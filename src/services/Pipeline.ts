@@ -184,7 +184,8 @@ export const makePipeline = (
     const answered = (answer: Awaited<ReturnType<StaticRoute["respond"]>>): ServeResponse => ({
       status: answer.status,
       headers: finishHeaders({ ...answer.headers }, requestId, corsHeaders, undefined),
-      body: request.method === "HEAD" ? null : answer.body
+      body: request.method === "HEAD" ? null : answer.body,
+      ...(answer.compressed !== undefined ? { compressed: answer.compressed } : {})
     })
     let answer: ReturnType<StaticRoute["respond"]>
     try {
