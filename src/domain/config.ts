@@ -210,6 +210,18 @@ export interface CorsOptions {
   readonly maxAge?: number
 }
 
+/** `metrics: { ... }`: where and to whom the Prometheus text is served, and the duration buckets. */
+export interface MetricsOptions {
+  /** Under `basePath`; default "/metrics". */
+  readonly path?: string
+  /** true: anyone may scrape. Default false: the global auth strategies run on the route. */
+  readonly public?: boolean
+  /** The caller needs one of these roles (needs a strategy; not with `public: true`). */
+  readonly roles?: ReadonlyArray<string>
+  /** Upper bounds in seconds of `queryserve_request_duration_seconds`'s buckets, increasing. */
+  readonly buckets?: ReadonlyArray<number>
+}
+
 export type QueryLoggingOption = boolean | "json" | ((event: ServeQueryEvent) => void)
 
 export interface ServeConfig<
@@ -236,4 +248,6 @@ export interface ServeConfig<
    * `layer` installs a tracer (e.g. @effect/opentelemetry), off otherwise; off costs nothing.
    */
   readonly tracing?: boolean
+  /** Prometheus metrics of every endpoint at `basePath + "/metrics"` (prom-client, loaded only when on). */
+  readonly metrics?: boolean | MetricsOptions
 }

@@ -12,6 +12,8 @@ export interface ServeQueryEvent {
   readonly responseStatus?: number
   readonly error?: Error
   readonly result?: unknown
+  /** On completed events of endpoints with a result cache: true for a hit, false for a miss. */
+  readonly cacheHit?: boolean
 }
 
 /** ISO 8601 text of a time in ms; the lines of one millisecond (many under load) share one Date formatting. */

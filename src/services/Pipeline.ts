@@ -1,10 +1,12 @@
-import { Context, Effect, Layer, type Runtime } from "effect"
+import { Context, Effect, Layer, Option, type Runtime } from "effect"
 import type { EndpointInfo } from "../domain/config.js"
 import type { ServeDefinition } from "../domain/definition.js"
 import { toErrorResponse } from "../domain/envelope.js"
 import { NotFound, type ServeError, ServeHttpError, toServeError } from "../domain/errors.js"
 import { getHeader, type ServeRequest, type ServeResponse } from "../domain/http.js"
-import { type MaybePromise, andThen, isPromiseLike } from "../domain/maybePromise.js"
+import { type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
+import { Metrics } from "../metrics/Metrics.js"
+import { metricsRoute } from "../metrics/route.js"
 import { RequestContext } from "../pipeline/context.js"
 import { compileCors, type CorsPlan } from "../pipeline/cors.js"
 import { settleBeforeDeadline } from "../pipeline/deadline.js"
@@ -23,10 +25,11 @@ import { Authenticator, type AuthenticatorService } from "./Authenticator.js"
 import { QueryLogger, type ServeQueryLogger } from "./QueryLogger.js"
 import { TenantIsolation, type TenantIsolationService } from "./TenantIsolation.js"
 
-/** A route that is not an endpoint (docs page, OpenAPI document, static assets). */
+/** A route that is not an endpoint (docs page, OpenAPI document, static assets, metrics). */
 export interface StaticRoute {
   readonly method: "GET"
   readonly path: string
+  /** May throw or reject with a ServeError (a 401 of the metrics route): it is answered with the envelope. */
   readonly respond: (request: ServeRequest) => MaybePromise<Omit<ServeResponse, "headers"> & { readonly headers?: Record<string, string> }>
 }
 
@@ -171,6 +174,28 @@ export const makePipeline = (
     )
   }
 
+  const answerStatic = (
+    route: StaticRoute,
+    request: ServeRequest,
+    requestId: string,
+    corsHeaders: Readonly<Record<string, string>> | undefined
+  ): MaybePromise<ServeResponse> => {
+    const failed = (thrown: unknown): ServeResponse => errorResponse(toServeError(thrown), requestId, corsHeaders, undefined)
+    const answered = (answer: Awaited<ReturnType<StaticRoute["respond"]>>): ServeResponse => ({
+      status: answer.status,
+      headers: finishHeaders({ ...answer.headers }, requestId, corsHeaders, undefined),
+      body: request.method === "HEAD" ? null : answer.body,
+      ...(answer.compressed !== undefined ? { compressed: answer.compressed } : {})
+    })
+    let answer: ReturnType<StaticRoute["respond"]>
+    try {
+      answer = route.respond(request)
+    } catch (thrown) {
+      return failed(thrown)
+    }
+    return isPromiseLike(answer) ? Promise.resolve(answer).then(answered, failed) : answered(answer)
+  }
+
   const handle = (request: ServeRequest): MaybePromise<ServeResponse> => {
     const requestId = resolveRequestId(request)
     const corsHeaders = cors?.headersFor(getHeader(request, "origin"))
@@ -188,14 +213,7 @@ export const makePipeline = (
         : new NotFound({ message: `Method ${method} is not allowed on ${path}`, allow })
       return errorResponse(error, requestId, corsHeaders, undefined)
     }
-    if ("static" in target) {
-      return andThen(target.static.respond(request), (answer) => ({
-        status: answer.status,
-        headers: finishHeaders({ ...answer.headers }, requestId, corsHeaders, undefined),
-        body: method === "HEAD" ? null : answer.body,
-        ...(answer.compressed !== undefined ? { compressed: answer.compressed } : {})
-      }))
-    }
+    if ("static" in target) return answerStatic(target.static, request, requestId, corsHeaders)
     const representation = target.representation ?? negotiateFormat(getHeader(request, "accept"))
     const settled = execute(target.endpoint, request, requestId, undefined, representation)
     const head = method === "HEAD"
@@ -237,7 +255,8 @@ const toThrowable = (error: ServeError): Error => {
 export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, PipelineService>() {
   /**
    * The request pipeline over a definition. Handlers that return an Effect run on the runtime this
-   * layer is built in, so the services provided to it (config.layer) reach them.
+   * layer is built in, so the services provided to it (config.layer) reach them. With `metrics` on,
+   * the Metrics service (required then) observes the logger's events and gets its route.
    */
   static layer(
     definition: ServeDefinition,
@@ -250,6 +269,15 @@ export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, Pipel
         const tenants = yield* TenantIsolation
         const logger: ServeQueryLogger = yield* QueryLogger
         const runtime = yield* Effect.runtime<never>()
+        const plan = definition.metrics
+        let routes = staticRoutes
+        if (plan !== undefined) {
+          const metrics = yield* Effect.serviceOption(Metrics).pipe(
+            Effect.map(Option.getOrThrowWith(() => new Error("metrics is on but no Metrics service was provided: provide Metrics.layer()")))
+          )
+          logger.on(metrics.observe)
+          routes = () => [...staticRoutes(), metricsRoute(definition, plan, metrics, authenticator)]
+        }
         return makePipeline(
           definition,
           {
@@ -259,7 +287,7 @@ export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, Pipel
             runEffect: makeEffectRunner(runtime as Runtime.Runtime<never>),
             tracing: yield* tracingEnabled
           },
-          staticRoutes
+          routes
         )
       })
     )
