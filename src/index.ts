@@ -30,6 +30,7 @@ export type {
   ExecutableQuery,
   LegacyQuery,
   McpOptions,
+  MetricsOptions,
   OpenApiOptions,
   QueryLoggingOption,
   QueryResolver,
@@ -88,6 +89,9 @@ export { RateLimitStore } from "./services/RateLimitStore.js"
 export type { RateLimitStoreService } from "./services/RateLimitStore.js"
 export { TenantIsolation } from "./services/TenantIsolation.js"
 export type { TenantIsolationService } from "./services/TenantIsolation.js"
+export { Metrics } from "./metrics/Metrics.js"
+export type { MetricsLayerOptions, MetricsScrape, MetricsService } from "./metrics/Metrics.js"
+export type { RecordingMetrics } from "./metrics/recording.js"
 export { defaultServicesLayer, pipelineLayer } from "./layers/serveLayer.js"
 export { makeMemoryRateLimitStore, memoryRateLimitStoreLayer } from "./layers/memoryRateLimitStore.js"
 export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from "./layers/memoryRateLimitStore.js"

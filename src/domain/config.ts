@@ -212,6 +212,18 @@ export interface CorsOptions {
   readonly maxAge?: number
 }
 
+/** `metrics: { ... }`: where and to whom the Prometheus text is served, and the duration buckets. */
+export interface MetricsOptions {
+  /** Under `basePath`; default "/metrics". */
+  readonly path?: string
+  /** true: anyone may scrape. Default false: the global auth strategies run on the route. */
+  readonly public?: boolean
+  /** The caller needs one of these roles (needs a strategy; not with `public: true`). */
+  readonly roles?: ReadonlyArray<string>
+  /** Upper bounds in seconds of `queryserve_request_duration_seconds`'s buckets, increasing. */
+  readonly buckets?: ReadonlyArray<number>
+}
+
 /** `mcp` of a ServeConfig: the Model Context Protocol endpoint that serves the endpoints as tools. */
 export interface McpOptions {
   /** Under `basePath`. Default `/mcp`. */
@@ -250,6 +262,8 @@ export interface ServeConfig<
    * `layer` installs a tracer (e.g. @effect/opentelemetry), off otherwise; off costs nothing.
    */
   readonly tracing?: boolean
+  /** Prometheus metrics of every endpoint at `basePath + "/metrics"` (prom-client, loaded only when on). */
+  readonly metrics?: boolean | MetricsOptions
   /**
    * Serves every endpoint as a tool for AI agents over the Model Context Protocol (Streamable HTTP,
    * stateless) at `basePath + /mcp`, behind the same auth, guards, tenant isolation and rate limits.

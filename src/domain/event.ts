@@ -18,6 +18,8 @@ export interface ServeQueryEvent {
   readonly responseStatus?: number
   readonly error?: Error
   readonly result?: unknown
+  /** On completed events of endpoints with a result cache: true for a hit, false for a miss. */
+  readonly cacheHit?: boolean
   readonly transport?: QueryTransport
 }
 

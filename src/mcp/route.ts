@@ -10,8 +10,11 @@ import { makeToolHandlers, type McpScope } from "./handlers.js"
 import { McpServerPool, type McpServerInfo } from "./server.js"
 import { buildCatalogue } from "./tools.js"
 
+/** The `endpoint.key` strategies see when they authenticate an MCP request (a `$` name, like the metrics route's). */
+const MCP_ROUTE_KEY = "$mcp"
+
 /** Where the MCP endpoint is served; undefined when `mcp` is off. */
-export const mcpPath = (definition: ServeDefinition): string | undefined =>
+const mcpPath = (definition: ServeDefinition): string | undefined =>
   definition.mcp === undefined ? undefined : joinPath(definition.basePath, definition.mcp.path)
 
 const serverInfo = (definition: ServeDefinition): McpServerInfo => {
@@ -82,7 +85,7 @@ export const mcpRoutes = (definition: ServeDefinition, pipeline: () => PipelineS
   if (path === undefined) return []
   // What the global strategies see as the endpoint when they authenticate an MCP request.
   const info: EndpointInfo = {
-    key: "mcp",
+    key: MCP_ROUTE_KEY,
     name: "MCP",
     path,
     method: "POST",

@@ -6,7 +6,7 @@ import { errorResponse, finishHeaders } from "./respond.js"
 /** What a static route answers; a ServeError it throws or rejects with is answered with its envelope. */
 export type StaticAnswer = Omit<ServeResponse, "headers"> & { readonly headers?: Record<string, string> }
 
-/** A route that is not an endpoint (docs page, OpenAPI document, static assets, the MCP endpoint). */
+/** A route that is not an endpoint (docs page, OpenAPI document, static assets, metrics, the MCP endpoint). */
 export interface StaticRoute {
   readonly method: HttpMethod
   readonly path: string

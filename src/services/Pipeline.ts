@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, type Runtime } from "effect"
+import { Context, Effect, Layer, Option, type Runtime } from "effect"
 import type { AuthStrategy, EndpointInfo, ServeAuthContext } from "../domain/config.js"
 import type { ServeDefinition } from "../domain/definition.js"
 import { toErrorResponse } from "../domain/envelope.js"
@@ -6,6 +6,8 @@ import { NotFound, type ServeError, ServeHttpError, toServeError } from "../doma
 import type { QueryTransport } from "../domain/event.js"
 import { getHeader, type ServeRequest, type ServeResponse } from "../domain/http.js"
 import { type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
+import { Metrics } from "../metrics/Metrics.js"
+import { metricsRoute } from "../metrics/route.js"
 import { RequestContext } from "../pipeline/context.js"
 import { runGuards } from "../pipeline/guards.js"
 import { compileCors, type CorsPlan } from "../pipeline/cors.js"
@@ -266,7 +268,8 @@ const toThrowable = (error: ServeError): Error => {
 export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, PipelineService>() {
   /**
    * The request pipeline over a definition. Handlers that return an Effect run on the runtime this
-   * layer is built in, so the services provided to it (config.layer) reach them.
+   * layer is built in, so the services provided to it (config.layer) reach them. With `metrics` on,
+   * the Metrics service (required then) observes the logger's events and gets its route.
    */
   static layer(
     definition: ServeDefinition,
@@ -279,6 +282,15 @@ export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, Pipel
         const tenants = yield* TenantIsolation
         const logger: ServeQueryLogger = yield* QueryLogger
         const runtime = yield* Effect.runtime<never>()
+        const plan = definition.metrics
+        let routes = staticRoutes
+        if (plan !== undefined) {
+          const metrics = yield* Effect.serviceOption(Metrics).pipe(
+            Effect.map(Option.getOrThrowWith(() => new Error("metrics is on but no Metrics service was provided: provide Metrics.layer()")))
+          )
+          logger.on(metrics.observe)
+          routes = () => [...staticRoutes(), metricsRoute(definition, plan, metrics, authenticator)]
+        }
         return makePipeline(
           definition,
           {
@@ -288,7 +300,7 @@ export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, Pipel
             runEffect: makeEffectRunner(runtime as Runtime.Runtime<never>),
             tracing: yield* tracingEnabled
           },
-          staticRoutes
+          routes
         )
       })
     )
