@@ -179,4 +179,13 @@ describe("the MCP endpoint over HTTP", () => {
     expect(formatQueryEvent({ ...event, transport: "http" })).toBe("✓ GET /api/analytics/orders → 200 (12ms)")
     expect(JSON.parse(formatQueryEventJSON({ ...event, transport: "http" })!)).not.toHaveProperty("transport")
   })
+
+  it("counts tool calls in the metrics, under the endpoint, like its HTTP requests", async () => {
+    const api = defineServe({ mcp: true, metrics: { public: true }, queries: { ping: () => "pong" } })
+    await mcpPost(api.handler, rpc("tools/call", { name: "ping" }))
+    await api.handler({ method: "GET", path: "/api/analytics/ping", headers: {} })
+    const scrape = await api.handler({ method: "GET", path: "/api/analytics/metrics", headers: {} })
+    expect(scrape.body).toMatch(/^queryserve_requests_total\{endpoint="ping",method="GET",status="200"\} 2$/m)
+    await api.dispose()
+  })
 })
