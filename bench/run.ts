@@ -11,7 +11,7 @@
  *   BENCH_ONLY=a,b         only these: peer names (raw, fastify, hono, hypequery, effect,
  *                          queryserve-bare, queryserve-full, queryserve-full-log, queryserve-full-w2,
  *                          queryserve-full-metrics) and/or sections (get, post, workers, metrics, rss,
- *                          openapi, coldstart)
+ *                          openapi, coldstart, mcp)
  *   BENCH_NO_WRITE=1       print only, leave results.json / RESULTS.md alone
  */
 import { execFileSync } from "node:child_process";
@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import { freePort, killAllNow, machineBusySeconds, spawnBench, stopAll, stopChild, treeRssMiB } from "./lib/children.js";
 import { API_KEY, API_KEY_HEADER, GET_URL_PATH, POST_BODY, POST_PATH } from "./lib/fixture.js";
 import { runLoad, type RunResult, type Target } from "./lib/load.js";
+import { runMcpTask } from "./tasks/mcp.js";
 import {
   consoleReport,
   median,
@@ -410,6 +411,10 @@ const main = async (): Promise<void> => {
   }
   if (sectionOn("openapi")) results.openapi = await runOpenapi();
   if (sectionOn("coldstart")) results.coldStart.push(...(await runColdStart()));
+  if (sectionOn("mcp")) {
+    log("== MCP tools/call vs plain HTTP, same endpoint and server");
+    results.mcp = await runMcpTask({ connections: CONNECTIONS, durationSec: DURATION, warmupSec: WARMUP, rounds: ROUNDS, log, format: fmtRun });
+  }
   meta.totalSec = (performance.now() - t0) / 1000;
   process.stdout.write(`${consoleReport(results)}\n\n`);
   if (process.env["BENCH_NO_WRITE"] === "1") {

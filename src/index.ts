@@ -29,6 +29,7 @@ export type {
   EndpointInfo,
   ExecutableQuery,
   LegacyQuery,
+  McpOptions,
   MetricsOptions,
   OpenApiOptions,
   QueryLoggingOption,
@@ -64,7 +65,7 @@ export {
   ValidationError
 } from "./domain/errors.js"
 export type { ErrorType, ServeError, ServeHttpErrorOptions, ValidationIssue } from "./domain/errors.js"
-export type { ServeQueryEvent } from "./domain/event.js"
+export type { QueryTransport, ServeQueryEvent } from "./domain/event.js"
 export { formatQueryEvent, formatQueryEventJSON } from "./domain/event.js"
 export { getHeader, normalizeHeaderMap } from "./domain/http.js"
 export type { HttpMethod, ServeHandler, ServeRequest, ServeResponse } from "./domain/http.js"

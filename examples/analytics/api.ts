@@ -56,6 +56,8 @@ const analyticsServe = (
     queryLogging,
     // Prometheus text at /api/analytics/metrics; request counts span tenants, so only admins scrape.
     metrics: { roles: ["admin"] },
+    // Every endpoint is also an MCP tool at /api/analytics/mcp, behind the same keys and tenant filter.
+    mcp: true,
     docs: { title: TITLE },
     openapi: {
       info: {

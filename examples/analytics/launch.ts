@@ -46,6 +46,7 @@ const banner = (label: string, baseUrl: string, served: ReadonlySet<string>): st
     `  API reference  ${baseUrl}/docs`,
     `  OpenAPI        ${baseUrl}/openapi.json`,
     `  Metrics        ${baseUrl}/metrics (Prometheus, admin key)`,
+    `  MCP (agents)   ${baseUrl}/mcp`,
     "",
     `API keys (header ${API_KEY_HEADER}):`,
     ...keys,

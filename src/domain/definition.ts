@@ -4,6 +4,7 @@ import type {
   CorsOptions,
   DocsOptions,
   MetricsOptions,
+  McpOptions,
   OpenApiOptions,
   ServeConfig,
   ServeContextFactory,
@@ -40,6 +41,8 @@ export interface ServeDefinition {
   readonly openapi: Required<Pick<OpenApiOptions, "enabled" | "path">> & OpenApiOptions
   /** undefined when metrics are off. */
   readonly metrics: MetricsPlan | undefined
+  /** The MCP endpoint's options; undefined when it is not served. */
+  readonly mcp: (Required<Pick<McpOptions, "path">> & McpOptions) | undefined
   /** The URL `start()` listens on, once it does: the OpenAPI document's default server. */
   readonly listening: { url: string | undefined }
 }
@@ -85,6 +88,12 @@ const normalizeMetrics = (basePath: string, metrics: boolean | MetricsOptions | 
   return { path: joinPath(basePath, options.path ?? "/metrics"), public: options.public === true, roles, buckets }
 }
 
+const normalizeMcp = (mcp: boolean | McpOptions | undefined): ServeDefinition["mcp"] => {
+  if (mcp === undefined || mcp === false) return undefined
+  const options = mcp === true ? {} : mcp
+  return { ...options, path: options.path ?? "/mcp" }
+}
+
 export const normalizeConfig = (config: ServeConfig<ServeQueriesMap, never, never>): ServeDefinition => {
   const queries = new Map<string, AnyQueryConfig>()
   for (const [key, entry] of Object.entries(config.queries)) queries.set(key, toQueryConfig(entry))
@@ -102,6 +111,7 @@ export const normalizeConfig = (config: ServeConfig<ServeQueriesMap, never, neve
     docs: { ...config.docs, enabled: config.docs?.enabled ?? true, path: config.docs?.path ?? "/docs" },
     openapi: { ...config.openapi, enabled: config.openapi?.enabled ?? true, path: config.openapi?.path ?? "/openapi.json" },
     metrics: normalizeMetrics(basePath, config.metrics),
+    mcp: normalizeMcp(config.mcp),
     listening: { url: undefined }
   }
 }

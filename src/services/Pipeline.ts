@@ -1,13 +1,15 @@
 import { Context, Effect, Layer, Option, type Runtime } from "effect"
-import type { EndpointInfo } from "../domain/config.js"
+import type { AuthStrategy, EndpointInfo, ServeAuthContext } from "../domain/config.js"
 import type { ServeDefinition } from "../domain/definition.js"
 import { toErrorResponse } from "../domain/envelope.js"
 import { NotFound, type ServeError, ServeHttpError, toServeError } from "../domain/errors.js"
+import type { QueryTransport } from "../domain/event.js"
 import { getHeader, type ServeRequest, type ServeResponse } from "../domain/http.js"
 import { type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
 import { Metrics } from "../metrics/Metrics.js"
 import { metricsRoute } from "../metrics/route.js"
 import { RequestContext } from "../pipeline/context.js"
+import { runGuards } from "../pipeline/guards.js"
 import { compileCors, type CorsPlan } from "../pipeline/cors.js"
 import { settleBeforeDeadline } from "../pipeline/deadline.js"
 import { FORMAT_SUFFIXES, negotiateFormat, type Representation } from "../pipeline/formats.js"
@@ -18,20 +20,15 @@ import { type ShapedOutput, shapeOutput } from "../pipeline/output.js"
 import { errorResponse, finishHeaders, type Settled, toResponse } from "../pipeline/respond.js"
 import { compileRoutes, type EndpointPlan, type RoutePlan } from "../pipeline/plan.js"
 import { resolveRequestId } from "../pipeline/requestId.js"
+import { answerStatic, type StaticRoute } from "../pipeline/staticRoute.js"
 import { normalizePath, Router } from "../pipeline/router.js"
-import { EndpointStages, makeStageSteps } from "../pipeline/stages.js"
+import { EndpointStages, makeStageSteps, type PresetInputs } from "../pipeline/stages.js"
 import { tracedStages, tracingEnabled } from "../pipeline/tracing.js"
 import { Authenticator, type AuthenticatorService } from "./Authenticator.js"
+
+export type { StaticAnswer, StaticRoute } from "../pipeline/staticRoute.js"
 import { QueryLogger, type ServeQueryLogger } from "./QueryLogger.js"
 import { TenantIsolation, type TenantIsolationService } from "./TenantIsolation.js"
-
-/** A route that is not an endpoint (docs page, OpenAPI document, static assets, metrics). */
-export interface StaticRoute {
-  readonly method: "GET"
-  readonly path: string
-  /** May throw or reject with a ServeError (a 401 of the metrics route): it is answered with the envelope. */
-  readonly respond: (request: ServeRequest) => MaybePromise<Omit<ServeResponse, "headers"> & { readonly headers?: Record<string, string> }>
-}
 
 export interface ExecuteOptions {
   readonly input?: unknown
@@ -39,6 +36,18 @@ export interface ExecuteOptions {
   readonly context?: Readonly<Record<string, unknown>>
   readonly request?: Partial<ServeRequest>
 }
+
+/** An endpoint run for another transport than its own route (MCP): the request is that transport's. */
+export interface CallOptions extends PresetInputs {
+  readonly request: ServeRequest
+  readonly requestId: string
+  readonly transport: QueryTransport
+}
+
+/** How one endpoint execution ended: its (encoded) value, or the error its response would carry. */
+export type ExecutionOutcome =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: ServeError }
 
 export interface PipelineService {
   /** Answers one request: routing, the stages of SPEC.md's processing order, and the response. */
@@ -50,6 +59,12 @@ export interface PipelineService {
   endpoint(key: string): EndpointInfo | undefined
   /** Recompiles the plans after the definition changed (`use`, `useAuth`, `route`). */
   refresh(): void
+  /** Runs `strategies` on `request` with the Authenticator; throws (or rejects) Unauthorized for invalid credentials. */
+  authenticate(strategies: ReadonlyArray<AuthStrategy>, request: ServeRequest, endpoint: EndpointInfo): MaybePromise<ServeAuthContext | null>
+  /** Whether `caller` passes an endpoint's guards: required auth, roles, scopes and a required tenant. */
+  admits(key: string, caller: ServeAuthContext | null): boolean
+  /** Runs an endpoint through its stages for another transport, with the input given; never rejects. */
+  call(key: string, options: CallOptions): MaybePromise<ExecutionOutcome>
 }
 
 interface Stages {
@@ -140,8 +155,9 @@ export const makePipeline = (
     compiled: CompiledEndpoint,
     request: ServeRequest,
     requestId: string,
-    options: ExecuteOptions | undefined,
-    representation: Representation | undefined
+    preset: PresetInputs | undefined,
+    representation: Representation | undefined,
+    transport: QueryTransport | undefined
   ): MaybePromise<Settled> => {
     const ctx = new RequestContext(request, requestId, compiled.plan.info, null)
     let record: ExecutionRecord | undefined
@@ -153,15 +169,16 @@ export const makePipeline = (
         path: request.path,
         request,
         startTime: Date.now(),
-        startedAt: performance.now()
+        startedAt: performance.now(),
+        transport
       }
       lifecycle.started(record)
     }
     let result: MaybePromise<unknown>
     try {
       result = tracing
-        ? runEffect(tracedStages(steps, compiled.plan, ctx, options), ctx.signal)
-        : compiled.stages.run(ctx, options)
+        ? runEffect(tracedStages(steps, compiled.plan, ctx, preset), ctx.signal)
+        : compiled.stages.run(ctx, preset)
     } catch (thrown) {
       return fail(ctx, record, thrown)
     }
@@ -172,28 +189,6 @@ export const makePipeline = (
       (value) => succeed(compiled, ctx, record, representation, value),
       (thrown) => fail(ctx, record, thrown)
     )
-  }
-
-  const answerStatic = (
-    route: StaticRoute,
-    request: ServeRequest,
-    requestId: string,
-    corsHeaders: Readonly<Record<string, string>> | undefined
-  ): MaybePromise<ServeResponse> => {
-    const failed = (thrown: unknown): ServeResponse => errorResponse(toServeError(thrown), requestId, corsHeaders, undefined)
-    const answered = (answer: Awaited<ReturnType<StaticRoute["respond"]>>): ServeResponse => ({
-      status: answer.status,
-      headers: finishHeaders({ ...answer.headers }, requestId, corsHeaders, undefined),
-      body: request.method === "HEAD" ? null : answer.body,
-      ...(answer.compressed !== undefined ? { compressed: answer.compressed } : {})
-    })
-    let answer: ReturnType<StaticRoute["respond"]>
-    try {
-      answer = route.respond(request)
-    } catch (thrown) {
-      return failed(thrown)
-    }
-    return isPromiseLike(answer) ? Promise.resolve(answer).then(answered, failed) : answered(answer)
   }
 
   const handle = (request: ServeRequest): MaybePromise<ServeResponse> => {
@@ -215,7 +210,7 @@ export const makePipeline = (
     }
     if ("static" in target) return answerStatic(target.static, request, requestId, corsHeaders)
     const representation = target.representation ?? negotiateFormat(getHeader(request, "accept"))
-    const settled = execute(target.endpoint, request, requestId, undefined, representation)
+    const settled = execute(target.endpoint, request, requestId, undefined, representation, "http")
     const head = method === "HEAD"
     return isPromiseLike(settled)
       ? Promise.resolve(settled).then((s) => toResponse(s, requestId, corsHeaders, head))
@@ -234,14 +229,32 @@ export const makePipeline = (
         ...options.request
       }
       const requestId = resolveRequestId(request)
-      return Promise.resolve(execute(compiled, request, requestId, options, undefined)).then((settled) => {
+      const preset: PresetInputs = { input: options.input, context: options.context, auth: options.context?.auth as ServeAuthContext | null | undefined }
+      return Promise.resolve(execute(compiled, request, requestId, preset, undefined, undefined)).then((settled) => {
         if (settled.ok) return settled.value
         throw toThrowable(settled.error)
       })
     },
     routes: () => routePlans,
     endpoint: (key) => byKey.get(key)?.plan.info,
-    refresh: compile
+    refresh: compile,
+    authenticate: (strategies, request, endpoint) => stages.authenticator.authenticate(strategies, request, endpoint),
+    admits: (key, caller) => {
+      const plan = byKey.get(key)?.plan
+      if (plan === undefined) return false
+      try {
+        runGuards(plan, caller)
+        if (plan.tenant !== undefined) stages.tenants.resolve(plan.tenant, caller)
+        return true
+      } catch {
+        return false
+      }
+    },
+    call: (key, options) => {
+      const compiled = byKey.get(key)
+      if (compiled === undefined) return { ok: false, error: new NotFound({ message: `No endpoint named "${key}"` }) }
+      return execute(compiled, options.request, options.requestId, options, undefined, options.transport)
+    }
   }
 }
 
