@@ -1,11 +1,19 @@
-import type { ServeContext } from "../domain/config.js"
+import { Effect, Option } from "effect"
+import type { ResultCacheOptions, ServeContext } from "../domain/config.js"
 import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
 import { RequestContext } from "../pipeline/context.js"
 import type { ContextHandler } from "../pipeline/middleware.js"
 import { serializeJson } from "../pipeline/output.js"
 import type { EndpointPlan } from "../pipeline/plan.js"
 import { keySegment, resultCacheKey } from "./cacheKey.js"
-import { type ResultCacheFilter, type ResultCacheKey, type ResultCacheStoreService, StoredResult } from "./ResultCacheStore.js"
+import { makeMemoryResultCacheStore } from "./memoryResultCacheStore.js"
+import {
+  type ResultCacheFilter,
+  type ResultCacheKey,
+  ResultCacheStore,
+  type ResultCacheStoreService,
+  StoredResult
+} from "./ResultCacheStore.js"
 
 export interface ResultCacheStats {
   /** Answers of this process served from the cache (a store hit, or a share of another request's run). */
@@ -40,6 +48,18 @@ type Flight = Promise<StoredResult | undefined | typeof PRIVATE>
 const PRIVATE = Symbol("private result")
 
 const ZERO_STATS: ResultCacheStats = { hits: 0, misses: 0, entries: 0, bytes: 0 }
+
+/**
+ * The store of an API whose `resultCache` is on: a ResultCacheStore in the runtime (config
+ * `resultCache.store`, or `config.layer`), else a memory store with the configured bounds.
+ */
+export const resultCacheStore = (settings: ResultCacheOptions | undefined): Effect.Effect<ResultCacheStoreService | undefined> =>
+  settings === undefined
+    ? Effect.succeed(undefined)
+    : Effect.map(Effect.serviceOption(ResultCacheStore), Option.getOrElse(() => makeMemoryResultCacheStore(settings)))
+
+/** A result for an in-process caller (`execute`, another transport): a stored one as a fresh value of its own. */
+export const inProcessValue = (value: unknown): unknown => (value instanceof StoredResult ? value.parse() : value)
 
 export const resultCacheOff: ResultCacheControl = {
   enabled: false,

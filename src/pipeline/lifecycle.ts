@@ -1,7 +1,7 @@
 import { StoredResult } from "../cache/ResultCacheStore.js"
 import type { EndpointInfo, ServeLifecycleHooks } from "../domain/config.js"
 import type { ServeError } from "../domain/errors.js"
-import type { ServeQueryEvent } from "../domain/event.js"
+import type { QueryTransport, ServeQueryEvent } from "../domain/event.js"
 import type { ServeRequest } from "../domain/http.js"
 import type { ServeQueryLogger } from "../services/QueryLogger.js"
 
@@ -14,6 +14,7 @@ export interface ExecutionRecord {
   readonly request: ServeRequest
   readonly startTime: number
   readonly startedAt: number
+  readonly transport: QueryTransport | undefined
 }
 
 /** The thrown value behind a classified error, for onError and log events. */
@@ -69,7 +70,8 @@ export class Lifecycle {
         path: record.path,
         method: record.method,
         status: "started",
-        startTime: record.startTime
+        startTime: record.startTime,
+        transport: record.transport
       })
     }
   }
@@ -136,6 +138,7 @@ export class Lifecycle {
       durationMs,
       input,
       responseStatus,
+      transport: record.transport,
       ...outcome
     }
   }
