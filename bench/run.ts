@@ -11,14 +11,16 @@
  *   BENCH_ONLY=a,b         only these: peer names (raw, fastify, hono, hypequery, effect,
  *                          queryserve-bare, queryserve-full, queryserve-full-log, queryserve-full-w2,
  *                          queryserve-full-metrics) and/or sections (get, post, workers, metrics, rss,
- *                          openapi, coldstart, mcp)
+ *                          openapi, coldstart, mcp, cache)
  *   BENCH_NO_WRITE=1       print only, leave results.json / RESULTS.md alone
  */
 import { execFileSync } from "node:child_process";
 import { availableParallelism, cpus, release, type } from "node:os";
 import { fileURLToPath } from "node:url";
+import { envNumber } from "./lib/env.js";
 import { freePort, killAllNow, machineBusySeconds, spawnBench, stopAll, stopChild, treeRssMiB } from "./lib/children.js";
 import { API_KEY, API_KEY_HEADER, GET_URL_PATH, POST_BODY, POST_PATH } from "./lib/fixture.js";
+import type { CacheResults } from "./lib/cacheReport.js";
 import { runLoad, type RunResult, type Target } from "./lib/load.js";
 import { runMcpTask } from "./tasks/mcp.js";
 import {
@@ -36,14 +38,6 @@ import {
 } from "./lib/report.js";
 
 // ---------------------------------------------------------------- settings
-
-const envNumber = (name: string, fallback: number): number => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
-  return value;
-};
 
 const DURATION = envNumber("BENCH_DURATION", 3);
 const ROUNDS = Math.round(envNumber("BENCH_ROUNDS", 2));
@@ -315,9 +309,9 @@ const runRss = async (): Promise<RssResult[]> => {
   return out;
 };
 
-const runTask = async (file: string, env: Record<string, string>): Promise<{ outcome: TaskResult; wallMs: number }> => {
+const runTask = async (file: string, env: Record<string, string>, timeoutMs = 120_000): Promise<{ outcome: TaskResult; wallMs: number }> => {
   const port = await freePort();
-  const started = await spawnBench(file, { PORT: String(port), ...env }, 120_000);
+  const started = await spawnBench(file, { PORT: String(port), ...env }, timeoutMs);
   await stopChild(started.child);
   const o = started.outcome;
   if (o.kind === "result") {
@@ -361,6 +355,20 @@ const runColdStart = async (): Promise<ColdStartResult[]> => {
     }
   }
   return out;
+};
+
+const runCache = async (): Promise<CacheResults> => {
+  const cache: CacheResults = {};
+  for (const [key, file, title] of [
+    ["throughput", "tasks/cacheThroughput.ts", "demo endpoint over DuckDB, cached vs uncached vs raw node:http"],
+    ["stampede", "tasks/cacheStampede.ts", "stampede of 1,000 concurrent identical cold requests"],
+    ["memory", "tasks/cacheMemory.ts", "100,000 distinct keys into the memory store"],
+  ] as const) {
+    log(`== Result cache: ${title}`);
+    cache[key] = (await runTask(file, {}, 600_000)).outcome;
+    log(`  ${cache[key].status}${cache[key].reason !== undefined ? ` — ${cache[key].reason}` : ""}`);
+  }
+  return cache;
 };
 
 // ---------------------------------------------------------------- main
@@ -415,6 +423,7 @@ const main = async (): Promise<void> => {
     log("== MCP tools/call vs plain HTTP, same endpoint and server");
     results.mcp = await runMcpTask({ connections: CONNECTIONS, durationSec: DURATION, warmupSec: WARMUP, rounds: ROUNDS, log, format: fmtRun });
   }
+  if (sectionOn("cache")) results.cache = await runCache();
   meta.totalSec = (performance.now() - t0) / 1000;
   process.stdout.write(`${consoleReport(results)}\n\n`);
   if (process.env["BENCH_NO_WRITE"] === "1") {

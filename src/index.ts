@@ -34,6 +34,7 @@ export type {
   OpenApiOptions,
   QueryLoggingOption,
   QueryResolver,
+  ResultCacheOptions,
   RunnableQuery,
   ServeAuthContext,
   ServeConfig,
@@ -101,6 +102,20 @@ export type {
   RedisRateLimitStoreLayerOptions,
   RedisRateLimitStoreOptions
 } from "./layers/redisRateLimitStore.js"
+
+export { ResultCacheStore, StoredResult } from "./cache/ResultCacheStore.js"
+export type { ResultCacheFilter, ResultCacheKey, ResultCacheStoreService, ResultCacheStoreStats } from "./cache/ResultCacheStore.js"
+export type { ResultCacheControl, ResultCacheStats } from "./cache/resultCache.js"
+export { makeMemoryResultCacheStore, memoryResultCacheStore } from "./cache/memoryResultCacheStore.js"
+export type { MemoryResultCacheStore, MemoryResultCacheStoreOptions } from "./cache/memoryResultCacheStore.js"
+export { makeRedisResultCacheStore, redisResultCacheStore } from "./cache/redisResultCacheStore.js"
+export type {
+  RedisResultCacheClient,
+  RedisResultCacheConnection,
+  RedisResultCacheStoreOptions
+} from "./cache/redisResultCacheStore.js"
+export { makeTestResultCacheStore, testResultCacheStore } from "./cache/testResultCacheStore.js"
+export type { TestResultCacheStore } from "./cache/testResultCacheStore.js"
 
 export { createNodeHandler } from "./adapters/node.js"
 export type { NodeHandlerOptions, NodeListener } from "./adapters/node.js"

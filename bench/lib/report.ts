@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mcpLines } from "../tasks/mcp.js";
+import { type CacheResults, cacheReportLines } from "./cacheReport.js";
 import type { RunResult } from "./load.js";
 
 export interface Meta {
@@ -95,6 +96,7 @@ export interface Results {
   openapi?: TaskResult;
   readonly coldStart: ColdStartResult[];
   mcp?: TaskResult;
+  cache?: CacheResults;
 }
 
 export const median = (values: readonly number[]): number => {
@@ -203,6 +205,7 @@ export const consoleReport = (results: Results): string => {
   if (results.openapi !== undefined) parts.push("\nOpenAPI (1,000 endpoints)", openapiLines(results.openapi).join("\n"));
   if (results.coldStart.length > 0) parts.push("\nCold start", textTable(COLD_HEAD, coldRows(results.coldStart)));
   if (results.mcp !== undefined) parts.push("\nMCP tools/call vs plain HTTP", mcpLines(results.mcp).join("\n"));
+  if (results.cache !== undefined) parts.push("\nResult cache", ...cacheReportLines(results.cache, textTable));
   return parts.join("\n");
 };
 
@@ -326,6 +329,7 @@ export const writeResultFiles = (results: Results, jsonPath: string, mdPath: str
   if (results.mcp !== undefined) {
     out.push("## MCP tools/call vs plain HTTP", "", "The same endpoint of one queryserve full server with `mcp: true`, as a tool call and as its own GET route.", "", ...mcpLines(results.mcp), "");
   }
+  if (results.cache !== undefined) out.push("## Result cache", "", ...cacheReportLines(results.cache, mdTable), "");
   out.push(keptChangesSection(mdPath));
   writeFileSync(mdPath, out.join("\n"));
 };

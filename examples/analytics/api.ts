@@ -3,7 +3,7 @@
  * the admin overview is tenant-scoped through auto-inject: the runtime wraps `ctx.db.table()` so
  * each builder a metric creates is already filtered on `tenant_id` = the caller's tenant.
  */
-import { apiKeyAuth, initServe, type QueryLoggingOption, type ServeAuthContext } from "queryserve"
+import { apiKeyAuth, initServe, type QueryLoggingOption, type ServeAuthContext, type ServeConfig } from "queryserve"
 import * as metrics from "./metrics.js"
 import * as schemas from "./schemas.js"
 import type { Db } from "./sql.js"
@@ -37,6 +37,8 @@ export interface AnalyticsApiOptions<K extends AnalyticsEndpoint = AnalyticsEndp
    * (see examples/postgres).
    */
   readonly endpoints?: ReadonlyArray<K>
+  /** The server-side result cache; default off (the demo's launcher turns it on). */
+  readonly resultCache?: ServeConfig["resultCache"]
 }
 
 const MINUTE = 60_000
@@ -181,7 +183,7 @@ export const createAnalyticsApi = <K extends AnalyticsEndpoint = AnalyticsEndpoi
   const serve = analyticsServe(db, options.keys ?? DEMO_API_KEYS, options.queryLogging ?? true)
   const all = analyticsQueries(serve.query)
   const queries: Pick<AnalyticsQueries, K> = options.endpoints === undefined ? all : pick(all, options.endpoints)
-  return serve.define({ queries })
+  return serve.define({ queries, resultCache: options.resultCache })
 }
 
 const pick = <T, K extends keyof T>(record: T, keys: ReadonlyArray<K>): Pick<T, K> => {

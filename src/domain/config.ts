@@ -1,4 +1,5 @@
 import type { Effect, Layer } from "effect"
+import type { ResultCacheStore } from "../cache/ResultCacheStore.js"
 import type { HttpMethod, ServeRequest } from "./http.js"
 import type { MaybePromise } from "./maybePromise.js"
 import type { ServeSchema } from "./schema.js"
@@ -238,6 +239,19 @@ export interface McpOptions {
 
 export type QueryLoggingOption = boolean | "json" | ((event: ServeQueryEvent) => void)
 
+/** `resultCache`: options of the server-side result cache. */
+export interface ResultCacheOptions {
+  /**
+   * Where entries live. Default: an LRU in this process, bounded by `maxEntries` and `maxBytes`.
+   * `redisResultCacheStore({ url })` shares them between processes and hosts.
+   */
+  readonly store?: Layer.Layer<ResultCacheStore, unknown>
+  /** Most entries of the default memory store (default 10,000). */
+  readonly maxEntries?: number
+  /** Most bytes of the default memory store (default 64 MiB). */
+  readonly maxBytes?: number
+}
+
 export interface ServeConfig<
   TQueries extends ServeQueriesMap = ServeQueriesMap,
   TAuth extends ServeAuthContext = ServeAuthContext,
@@ -255,6 +269,11 @@ export interface ServeConfig<
   readonly queryLogging?: QueryLoggingOption
   readonly slowQueryThreshold?: number
   readonly cors?: true | CorsOptions
+  /**
+   * Keep the results of every endpoint with `cacheTtlMs > 0` for that long, per endpoint, input and
+   * caller scope, and answer repeated requests from them (`x-cache: HIT`). Off by default.
+   */
+  readonly resultCache?: boolean | ResultCacheOptions
   /** Services for handlers that return an Effect. */
   readonly layer?: Layer.Layer<never, unknown, never>
   /**

@@ -6,6 +6,7 @@ import type {
   MetricsOptions,
   McpOptions,
   OpenApiOptions,
+  ResultCacheOptions,
   ServeConfig,
   ServeContextFactory,
   ServeLifecycleHooks,
@@ -45,6 +46,8 @@ export interface ServeDefinition {
   readonly mcp: (Required<Pick<McpOptions, "path">> & McpOptions) | undefined
   /** The URL `start()` listens on, once it does: the OpenAPI document's default server. */
   readonly listening: { url: string | undefined }
+  /** Undefined when the result cache is off. */
+  readonly resultCache: ResultCacheOptions | undefined
 }
 
 /** `metrics` with its defaults applied and checked. */
@@ -112,6 +115,7 @@ export const normalizeConfig = (config: ServeConfig<ServeQueriesMap, never, neve
     openapi: { ...config.openapi, enabled: config.openapi?.enabled ?? true, path: config.openapi?.path ?? "/openapi.json" },
     metrics: normalizeMetrics(basePath, config.metrics),
     mcp: normalizeMcp(config.mcp),
-    listening: { url: undefined }
+    listening: { url: undefined },
+    resultCache: config.resultCache === true ? {} : config.resultCache === false ? undefined : config.resultCache
   }
 }

@@ -39,15 +39,24 @@ const isoTimestamp = (() => {
 
 const errorMessage = (event: ServeQueryEvent): string => event.error?.message ?? `HTTP ${event.responseStatus ?? 500}`
 
-/** `✓ GET /api/analytics/revenue → 200 (12ms)`, `✗ … - message`, `[mcp]` after a tool call's; null for started events. */
+const cacheNote = (event: ServeQueryEvent): string =>
+  event.cacheHit === undefined ? "" : event.cacheHit ? ", cache hit" : ", cache miss"
+
+/**
+ * `✓ GET /api/analytics/revenue → 200 (12ms)`, `(12ms, cache hit)` on cached endpoints, `✗ … - message`,
+ * `[mcp]` after a tool call's; null for started events.
+ */
 export const formatQueryEvent = (event: ServeQueryEvent): string | null => {
   if (event.status === "started") return null
-  const line = `${event.method} ${event.path} → ${event.responseStatus ?? (event.status === "error" ? 500 : 200)} (${Math.round(event.durationMs ?? 0)}ms)` +
+  const line = `${event.method} ${event.path} → ${event.responseStatus ?? (event.status === "error" ? 500 : 200)} (${Math.round(event.durationMs ?? 0)}ms${cacheNote(event)})` +
     (event.transport === "mcp" ? " [mcp]" : "")
   return event.status === "completed" ? `✓ ${line}` : `✗ ${line} - ${errorMessage(event)}`
 }
 
-/** One JSON object per event (durationMs to 0.01 ms; timestamp = end time, ISO 8601); null for started events. */
+/**
+ * One JSON object per event (durationMs to 0.01 ms; `cacheHit` on cached endpoints; timestamp = end
+ * time, ISO 8601); null for started events.
+ */
 export const formatQueryEventJSON = (event: ServeQueryEvent): string | null => {
   if (event.status === "started") return null
   const failed = event.status === "error"
@@ -59,6 +68,7 @@ export const formatQueryEventJSON = (event: ServeQueryEvent): string | null => {
     endpoint: event.endpointKey,
     status: event.responseStatus ?? (failed ? 500 : 200),
     durationMs: Math.round((event.durationMs ?? 0) * 100) / 100,
+    cacheHit: event.cacheHit,
     timestamp: isoTimestamp(event.endTime ?? event.startTime),
     // Only tool calls say how they came: an HTTP line stays as it always was.
     transport: event.transport === "mcp" ? "mcp" : undefined,

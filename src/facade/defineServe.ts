@@ -7,6 +7,7 @@ import type {
   ServeQueriesMap,
   ServeQueryEntry
 } from "../domain/config.js"
+import type { ResultCacheControl } from "../cache/resultCache.js"
 import { joinPath, normalizeConfig, type RouteDefinition, type ServeDefinition } from "../domain/definition.js"
 import type { HttpMethod, ServeHandler, ServeRequest } from "../domain/http.js"
 import type { MaybePromise } from "../domain/maybePromise.js"
@@ -49,6 +50,8 @@ export interface ServeBuilder<TQueries extends ServeQueriesMap = ServeQueriesMap
   readonly queryLogger: ServeQueryLogger
   readonly handler: ServeHandler
   start(options?: NodeServerOptions): Promise<RunningServer>
+  /** The server-side result cache (`resultCache`): invalidation and counts; inert when it is off. */
+  readonly cache: ResultCacheControl<keyof TQueries & string>
   /** The Effect runtime handlers run on; for Effect users. */
   readonly runtime: ManagedRuntime.ManagedRuntime<Pipeline | QueryLogger, unknown>
   /** Releases the runtime's resources (services of `config.layer`). */
@@ -85,6 +88,7 @@ export const defineServe = <
   attachConfiguredLogging(logger, config.queryLogging, config.slowQueryThreshold)
   const userLayer = Layer.mergeAll(
     Layer.succeed(QueryLogger, logger),
+    definition.resultCache?.store ?? Layer.empty,
     config.layer ?? Layer.empty,
     config.tracing === undefined ? Layer.empty : Layer.succeed(StageTracing, config.tracing)
   )
@@ -158,6 +162,11 @@ export const defineServe = <
         }
         return server
       }),
+    cache: {
+      enabled: definition.resultCache !== undefined,
+      invalidate: (filter) => Promise.resolve(withPipeline((p) => p.cache.invalidate(filter))),
+      stats: () => Promise.resolve(withPipeline((p) => p.cache.stats()))
+    },
     runtime,
     dispose: () => runtime.dispose()
   }

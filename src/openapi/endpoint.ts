@@ -63,6 +63,11 @@ export const describeRoutes = (routes: ReadonlyArray<RoutePlan>): ReadonlyArray<
       outputSchema: plan.output.jsonSchema(),
       securitySchemes: plan.strategies.map(securitySchemeOf),
       errorStatuses: errorStatusesOf(route),
-      responseHeaders: [...new Set(plan.middlewares.flatMap((middleware) => (middleware as DocumentedMiddleware).responseHeaders ?? []))]
+      responseHeaders: [
+        ...new Set([
+          ...(plan.resultCached ? ["X-Cache"] : []),
+          ...plan.middlewares.flatMap((middleware) => (middleware as DocumentedMiddleware).responseHeaders ?? [])
+        ])
+      ]
     }
   })

@@ -23,6 +23,10 @@ export const RESPONSE_HEADERS: Readonly<Record<string, HeaderObject>> = {
     "Validator of the answer: strong, or weak (`W/`) when the answer was compressed. " +
       "Send it back in If-None-Match to get 304 while the answer has not changed."
   ),
+  "X-Cache": {
+    description: "`HIT` when the answer came from the server's result cache, `MISS` when the query ran for it.",
+    schema: { type: "string", enum: ["HIT", "MISS"] }
+  },
   "X-RateLimit-Limit": integer("Requests allowed per window."),
   "X-RateLimit-Remaining": integer("Requests left in the current window."),
   "X-RateLimit-Reset": integer("Seconds until the window resets."),

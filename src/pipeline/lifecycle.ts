@@ -1,3 +1,4 @@
+import { StoredResult } from "../cache/ResultCacheStore.js"
 import type { EndpointInfo, ServeLifecycleHooks } from "../domain/config.js"
 import type { ServeError } from "../domain/errors.js"
 import type { QueryTransport, ServeQueryEvent } from "../domain/event.js"
@@ -21,6 +22,13 @@ export const rawCause = (error: ServeError): unknown =>
   error._tag === "InternalError" || error._tag === "DatabaseUnreachable" ? error.cause ?? error : error
 
 const asError = (value: unknown): Error => (value instanceof Error ? value : new Error(String(value)))
+
+/** `fields` as they are, except that a result from the result cache is parsed only when someone reads it. */
+const lazyResult = <A extends { readonly result?: unknown }>(fields: A): A => {
+  const value = fields.result
+  if (value instanceof StoredResult) Object.defineProperty(fields, "result", { get: () => value.parse(), enumerable: true })
+  return fields
+}
 
 const callHook = <A>(name: string, hook: ((arg: A) => void) | undefined, arg: A): void => {
   if (hook === undefined) return
@@ -68,16 +76,22 @@ export class Lifecycle {
     }
   }
 
-  completed(record: ExecutionRecord, input: unknown, status: number, result: unknown): void {
+  /** `cacheStatus` is set on endpoints the result cache serves: the event then carries `cacheHit`. */
+  completed(record: ExecutionRecord, input: unknown, status: number, result: unknown, cacheStatus: "HIT" | "MISS" | undefined): void {
     const durationMs = performance.now() - record.startedAt
-    callHook("onRequestEnd", this.hooks.onRequestEnd, {
-      requestId: record.requestId,
-      queryKey: record.endpoint.key,
-      durationMs,
-      status,
-      result
-    })
-    if (this.logger.listenerCount > 0) this.logger.emit(this.finalEvent(record, "completed", durationMs, input, status, { result }))
+    if (this.hooks.onRequestEnd !== undefined) {
+      callHook("onRequestEnd", this.hooks.onRequestEnd, lazyResult({
+        requestId: record.requestId,
+        queryKey: record.endpoint.key,
+        durationMs,
+        status,
+        result
+      }))
+    }
+    if (this.logger.listenerCount > 0) {
+      const outcome = cacheStatus === undefined ? { result } : { result, cacheHit: cacheStatus === "HIT" }
+      this.logger.emit(lazyResult(this.finalEvent(record, "completed", durationMs, input, status, outcome)))
+    }
   }
 
   failed(record: ExecutionRecord, input: unknown, status: number, error: ServeError): void {
@@ -111,7 +125,7 @@ export class Lifecycle {
     durationMs: number,
     input: unknown,
     responseStatus: number,
-    outcome: Pick<ServeQueryEvent, "result" | "error">
+    outcome: Pick<ServeQueryEvent, "result" | "error" | "cacheHit">
   ): ServeQueryEvent {
     return {
       requestId: record.requestId,

@@ -17,6 +17,8 @@ export interface EndpointPlan extends GuardPlan {
   readonly output: CompiledSchema
   readonly middlewares: ReadonlyArray<ServeMiddleware>
   readonly invoke: Invoker
+  /** The result cache serves it: `resultCache` is on and its TTL is positive. */
+  readonly resultCached: boolean
 }
 
 const toList = <A>(value: A | ReadonlyArray<A> | null | undefined): ReadonlyArray<A> =>
@@ -59,7 +61,8 @@ export const compileEndpoint = (definition: ServeDefinition, key: string, config
     input: compileSchema(config.inputSchema, "input"),
     output: compileSchema(config.outputSchema, "output"),
     middlewares: [...definition.middlewares, ...((config.middlewares ?? []) as ReadonlyArray<ServeMiddleware>)],
-    invoke: toInvoker(config.query)
+    invoke: toInvoker(config.query),
+    resultCached: definition.resultCache !== undefined && info.cacheTtlMs !== null && info.cacheTtlMs > 0
   }
 }
 

@@ -77,13 +77,15 @@ export const makeStageSteps = (
  * Stages after routing for one endpoint, built once at compile time: authentication → guards →
  * tenant → validation → context → middlewares and handler (`chain`) → output encoding. Synchronous
  * for as long as every step is, and then without a closure per request: a continuation is only
- * created where a step returned a promise.
+ * created where a step returned a promise. On a cached endpoint the chain ends in the result
+ * cache, which encodes the handler's result before storing it (`encodeAfterChain` false).
  */
 export class EndpointStages {
   constructor(
     private readonly steps: StageSteps,
     private readonly plan: EndpointPlan,
-    private readonly chain: ContextHandler
+    private readonly chain: ContextHandler,
+    private readonly encodeAfterChain: boolean
   ) {}
 
   run(ctx: RequestContext, preset: PresetInputs | undefined): MaybePromise<unknown> {
@@ -110,6 +112,7 @@ export class EndpointStages {
   }
 
   private runChain(ctx: RequestContext): MaybePromise<unknown> {
-    return andThen(this.chain(ctx.asServeContext()), this.plan.output.encode)
+    const result = this.chain(ctx.asServeContext())
+    return this.encodeAfterChain ? andThen(result, this.plan.output.encode) : result
   }
 }

@@ -1,11 +1,12 @@
 import { Context, Effect, Layer, Option, type Runtime } from "effect"
-import type { AuthStrategy, EndpointInfo, ServeAuthContext } from "../domain/config.js"
+import { type EndpointCache, inProcessValue, ResultCache, type ResultCacheControl, resultCacheOff, resultCacheStore } from "../cache/resultCache.js"
+import type { AuthStrategy, EndpointInfo, ServeAuthContext, ServeContext } from "../domain/config.js"
 import type { ServeDefinition } from "../domain/definition.js"
 import { toErrorResponse } from "../domain/envelope.js"
 import { NotFound, type ServeError, ServeHttpError, toServeError } from "../domain/errors.js"
 import type { QueryTransport } from "../domain/event.js"
 import { getHeader, type ServeRequest, type ServeResponse } from "../domain/http.js"
-import { type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
+import { andThen, type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
 import { Metrics } from "../metrics/Metrics.js"
 import { metricsRoute } from "../metrics/route.js"
 import { RequestContext } from "../pipeline/context.js"
@@ -65,6 +66,8 @@ export interface PipelineService {
   admits(key: string, caller: ServeAuthContext | null): boolean
   /** Runs an endpoint through its stages for another transport, with the input given; never rejects. */
   call(key: string, options: CallOptions): MaybePromise<ExecutionOutcome>
+  /** The result cache: invalidation and counts (zeros when `resultCache` is off). */
+  readonly cache: ResultCacheControl
 }
 
 interface Stages {
@@ -74,11 +77,15 @@ interface Stages {
   readonly runEffect: EffectRunner
   /** Run each request through the traced stages (an Effect span per stage). */
   readonly tracing: boolean
+  /** Present when `resultCache` is on. */
+  readonly resultCache?: ResultCache | undefined
 }
 
 interface CompiledEndpoint {
   readonly plan: EndpointPlan
   readonly stages: EndpointStages
+  /** The endpoint's result cache stage, when the cache is on and its TTL is positive. */
+  readonly cache: EndpointCache | undefined
 }
 
 /** An endpoint route (a `.csv`/`.ndjson` one answers in its fixed representation), or a static one. */
@@ -91,7 +98,7 @@ export const makePipeline = (
   stages: Stages,
   staticRoutes: () => ReadonlyArray<StaticRoute>
 ): PipelineService => {
-  const { lifecycle, runEffect, tracing } = stages
+  const { lifecycle, runEffect, tracing, resultCache } = stages
   const steps = makeStageSteps(definition, stages.authenticator, stages.tenants)
   const cors: CorsPlan | undefined = compileCors(definition.cors)
   let router = new Router<RouteTarget>()
@@ -107,8 +114,13 @@ export const makePipeline = (
       let compiled = byKey.get(route.endpoint.info.key)
       if (compiled === undefined) {
         const plan = route.endpoint
-        const chain = composeMiddlewares(plan.middlewares, (ctx) => settle(plan.invoke(ctx.input, ctx), ctx, runEffect))
-        compiled = { plan, stages: new EndpointStages(steps, plan, chain) }
+        const handler = (ctx: ServeContext) => settle(plan.invoke(ctx.input, ctx), ctx, runEffect)
+        const cache = resultCache?.forEndpoint(plan)
+        const chain = composeMiddlewares(
+          plan.middlewares,
+          cache === undefined ? handler : cache.handler((ctx) => andThen(handler(ctx.asServeContext()), plan.output.encode))
+        )
+        compiled = { plan, cache, stages: new EndpointStages(steps, plan, chain, cache === undefined) }
         byKey.set(plan.info.key, compiled)
       }
       next.add(route.method, route.path, { endpoint: compiled })
@@ -140,7 +152,7 @@ export const makePipeline = (
     } catch (thrown) {
       return fail(ctx, record, thrown)
     }
-    if (record !== undefined) lifecycle.completed(record, ctx.input, output.status, value)
+    if (record !== undefined) lifecycle.completed(record, ctx.input, output.status, value, ctx.cacheStatus)
     return { ok: true, value, ctx, output }
   }
 
@@ -177,7 +189,7 @@ export const makePipeline = (
     let result: MaybePromise<unknown>
     try {
       result = tracing
-        ? runEffect(tracedStages(steps, compiled.plan, ctx, preset), ctx.signal)
+        ? runEffect(tracedStages(steps, compiled.plan, ctx, preset, compiled.cache), ctx.signal)
         : compiled.stages.run(ctx, preset)
     } catch (thrown) {
       return fail(ctx, record, thrown)
@@ -231,7 +243,7 @@ export const makePipeline = (
       const requestId = resolveRequestId(request)
       const preset: PresetInputs = { input: options.input, context: options.context, auth: options.context?.auth as ServeAuthContext | null | undefined }
       return Promise.resolve(execute(compiled, request, requestId, preset, undefined, undefined)).then((settled) => {
-        if (settled.ok) return settled.value
+        if (settled.ok) return inProcessValue(settled.value)
         throw toThrowable(settled.error)
       })
     },
@@ -253,8 +265,10 @@ export const makePipeline = (
     call: (key, options) => {
       const compiled = byKey.get(key)
       if (compiled === undefined) return { ok: false, error: new NotFound({ message: `No endpoint named "${key}"` }) }
-      return execute(compiled, options.request, options.requestId, options, undefined, options.transport)
-    }
+      return andThen(execute(compiled, options.request, options.requestId, options, undefined, options.transport), (settled) =>
+        settled.ok ? { ok: true, value: inProcessValue(settled.value) } : settled)
+    },
+    cache: resultCache === undefined ? resultCacheOff : resultCache.control()
   }
 }
 
@@ -291,6 +305,7 @@ export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, Pipel
           logger.on(metrics.observe)
           routes = () => [...staticRoutes(), metricsRoute(definition, plan, metrics, authenticator)]
         }
+        const store = yield* resultCacheStore(definition.resultCache)
         return makePipeline(
           definition,
           {
@@ -298,7 +313,8 @@ export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, Pipel
             tenants,
             lifecycle: new Lifecycle(logger, definition.hooks),
             runEffect: makeEffectRunner(runtime as Runtime.Runtime<never>),
-            tracing: yield* tracingEnabled
+            tracing: yield* tracingEnabled,
+            resultCache: store === undefined ? undefined : new ResultCache(store)
           },
           routes
         )

@@ -237,6 +237,19 @@ describe("HTTP behaviour", () => {
   })
 })
 
+describe("result cache", () => {
+  it("answers a repeated request from the server's cache, never another tenant's, and logs it", async () => {
+    const input = { from: "2025-02-03", to: "2025-02-27" }
+    const first = await call("funnel", { key: TENANT_KEYS.acme, input })
+    const again = await call("funnel", { key: TENANT_KEYS.acme, input })
+    const other = await call("funnel", { key: TENANT_KEYS.globex, input })
+    expect([first, again, other].map((answer) => answer.headers.get("x-cache"))).toEqual(["MISS", "HIT", "MISS"])
+    expect(again.text).toBe(first.text)
+    expect(other.text).not.toBe(first.text)
+    expect(demo.output()).toMatch(/^✓ GET \/api\/analytics\/funnel → 200 \(\d+ms, cache hit\)$/m)
+  })
+})
+
 describe("metrics", () => {
   const requests = async (status: string) => {
     const scrape = await call("metrics", { key: ADMIN_KEY })

@@ -1,27 +1,7 @@
 import { Schema } from "effect"
-import { apiKeyAuth, defineServe, formatQueryEvent, formatQueryEventJSON, type ServeHandler, type ServeQueryEvent, type ServeRequest } from "queryserve"
+import { apiKeyAuth, defineServe, formatQueryEvent, formatQueryEventJSON, type ServeQueryEvent } from "queryserve"
 import { describe, expect, it } from "vitest"
-import { connectClient, fetchTarget, KEYS, keyHeader, makeApi } from "./support/api.js"
-
-const MCP = "/api/analytics/mcp"
-const STREAMABLE = { "content-type": "application/json", accept: "application/json, text/event-stream" }
-
-/** A JSON-RPC request; a notification with `id` null. */
-const rpc = (method: string, params?: Record<string, unknown>, id: number | null = 1) =>
-  ({ jsonrpc: "2.0", ...(id === null ? {} : { id }), method, ...(params === undefined ? {} : { params }) })
-
-/** One MCP HTTP request through the handler, as an adapter hands it over. */
-const mcpPost = async (handler: ServeHandler, body: unknown, headers: Record<string, string> = {}) => {
-  const request: ServeRequest = {
-    method: "POST",
-    path: MCP,
-    headers: { ...STREAMABLE, ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-    remoteAddress: "127.0.0.1"
-  }
-  const response = await handler(request)
-  return { ...response, json: response.body === null || response.body === "" ? null : JSON.parse(response.body) }
-}
+import { connectClient, fetchTarget, KEYS, keyHeader, makeApi, MCP, mcpPost, rpc, STREAMABLE } from "./support/api.js"
 
 describe("the MCP endpoint over HTTP", () => {
   it("answers 401 without credentials before any MCP message is handled", async () => {

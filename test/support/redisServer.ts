@@ -9,6 +9,10 @@ export interface RedisServer {
   kill(): Promise<void>
   /** Starts a fresh server on the same port after `kill`. */
   restart(): Promise<void>
+  /** Freezes the server (SIGSTOP): connections stay open, commands go unanswered. */
+  pause(): void
+  /** Lets a paused server run again (SIGCONT). */
+  resume(): void
   stop(): Promise<void>
 }
 
@@ -67,6 +71,12 @@ export const startRedis = async (): Promise<RedisServer> => {
     restart: async () => {
       child = await launch(port)
     },
-    stop: () => exited(child, "SIGTERM")
+    pause: () => void child.kill("SIGSTOP"),
+    resume: () => void child.kill("SIGCONT"),
+    stop: () => {
+      // A paused server handles no SIGTERM until it runs again.
+      child.kill("SIGCONT")
+      return exited(child, "SIGTERM")
+    }
   }
 }

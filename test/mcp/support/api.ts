@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { Schema } from "effect"
-import { apiKeyAuth, createFetchHandler, initServe, rateLimit, type ServeQueryEvent } from "queryserve"
+import { apiKeyAuth, createFetchHandler, initServe, rateLimit, type ServeHandler, type ServeQueryEvent, type ServeRequest } from "queryserve"
 
 export const KEYS = {
   acme: "acme-key",
@@ -119,4 +119,24 @@ export const envelopeOf = (result: CallToolResult): { error: { type: string; mes
   const first = result.content[0]
   if (result.isError !== true || first?.type !== "text") throw new Error(`expected an error result, got ${JSON.stringify(result)}`)
   return JSON.parse(first.text)
+}
+
+export const MCP = "/api/analytics/mcp"
+export const STREAMABLE = { "content-type": "application/json", accept: "application/json, text/event-stream" }
+
+/** A JSON-RPC request; a notification with `id` null. */
+export const rpc = (method: string, params?: Record<string, unknown>, id: number | null = 1) =>
+  ({ jsonrpc: "2.0", ...(id === null ? {} : { id }), method, ...(params === undefined ? {} : { params }) })
+
+/** One MCP HTTP request through the handler, as an adapter hands it over. */
+export const mcpPost = async (handler: ServeHandler, body: unknown, headers: Record<string, string> = {}) => {
+  const request: ServeRequest = {
+    method: "POST",
+    path: MCP,
+    headers: { ...STREAMABLE, ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    remoteAddress: "127.0.0.1"
+  }
+  const response = await handler(request)
+  return { ...response, json: response.body === null || response.body === "" ? null : JSON.parse(response.body) }
 }

@@ -13,6 +13,8 @@ export interface TargetConfig {
   readonly rateLimitPerSecond: number
   /** requestTimeout of the fault API, ms (its `hang` endpoint waits forever). */
   readonly faultRequestTimeout: number
+  /** Serve the demo with its result cache on (in memory). */
+  readonly resultCache?: boolean
   /** A Redis server for the fault API's rate limits; without it they count in memory. */
   readonly redisUrl?: string
   /** Passed to `start()`; undefined keeps the default. */

@@ -36,7 +36,11 @@ const db: Db = demoDatabase === undefined
   ? createDb(clickHouseDriver((await openDemoOnChdb(config.rows, () => {})).executor))
   : createDb(duckDbDriver(await ConnectionPool.open(demoDatabase.instance, 4)))
 
-const demo = createAnalyticsApi(db, { keys: API_KEYS, queryLogging: false })
+const demo = createAnalyticsApi(db, {
+  keys: API_KEYS,
+  queryLogging: false,
+  ...(config.resultCache === true && { resultCache: true })
+})
 demo.useAuth(jwtAuth({ secret: JWT_SECRET }))
 demo.use(
   rateLimit({

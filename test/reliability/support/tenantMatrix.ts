@@ -19,6 +19,8 @@ export interface TenantMatrixSize {
   readonly rounds: number
   /** The database the server under test reads: DuckDB (default) or chDB, ClickHouse in its process. */
   readonly engine?: "duckdb" | "clickhouse"
+  /** Serve with the result cache on: the rounds after the first are answered from it. */
+  readonly resultCache?: boolean
 }
 
 /** Endpoints that also have a POST route (JSON body) on the server under test. */
@@ -97,6 +99,7 @@ const probes = (tokens: Tokens): ReadonlyArray<Probe> =>
 interface Outcome {
   readonly status: number
   readonly json: unknown
+  readonly cacheHit: boolean
 }
 
 const send = async (baseUrl: string, probe: Probe): Promise<Outcome> => {
@@ -108,7 +111,7 @@ const send = async (baseUrl: string, probe: Probe): Promise<Outcome> => {
       headers: { ...probe.headers, "content-type": "application/json" },
       body: JSON.stringify(probe.input)
     })
-  return { status: response.status, json: await response.json() }
+  return { status: response.status, json: await response.json(), cacheHit: response.headers.get("x-cache") === "HIT" }
 }
 
 /** A row as text that does not depend on the order of its columns. */
@@ -129,9 +132,9 @@ const foreignRows = (answer: ReadonlyArray<unknown>, expected: Rows): number => 
   return foreign
 }
 
-export const tenantMatrixSuite = ({ rounds, engine = "duckdb" }: TenantMatrixSize): void => {
+export const tenantMatrixSuite = ({ rounds, engine = "duckdb", resultCache = false }: TenantMatrixSize): void => {
   const onEngine = engine === "clickhouse" ? " on ClickHouse" : ""
-  describe(`tenant matrix${onEngine}, ${rounds} rounds`, () => {
+  describe(`tenant matrix${onEngine}, ${rounds} rounds${resultCache ? ", result cache on" : ""}`, () => {
     let target: Target
     let reference: DemoDatabase
     let tokens: Tokens
@@ -141,7 +144,7 @@ export const tenantMatrixSuite = ({ rounds, engine = "duckdb" }: TenantMatrixSiz
 
     beforeAll(async () => {
       ;[target, reference, tokens] = await Promise.all([
-        startTarget({ engine }),
+        startTarget({ engine, ...(resultCache && { resultCache }) }),
         createDemoDatabase({ rows: DEFAULT_TARGET.rows, log: () => {} }),
         signTokens()
       ])
@@ -169,11 +172,13 @@ export const tenantMatrixSuite = ({ rounds, engine = "duckdb" }: TenantMatrixSiz
       const matrix = probes(tokens)
       let rowsChecked = 0
       let crossTenantRows = 0
+      let cacheHits = 0
       const unexpected: Array<string> = []
       for (let round = 0; round < rounds; round++) {
         const outcomes = await Promise.all(matrix.map((probe) => send(baseUrl, probe)))
         matrix.forEach((probe, i) => {
           const outcome = outcomes[i]!
+          if (outcome.cacheHit) cacheHits++
           const describeProbe = `${probe.method} ${probe.caseName} as ${probe.label} of ${JSON.stringify(probe.headers).slice(0, 60)}`
           if (probe.expected.status !== 200) {
             const reason = (outcome.json as { error?: { details?: { reason?: unknown } } }).error?.details?.reason
@@ -196,11 +201,15 @@ export const tenantMatrixSuite = ({ rounds, engine = "duckdb" }: TenantMatrixSiz
       figure(
         `tenants${onEngine}: ${TENANT_IDS.length} tenants × ${endpoints} endpoints × ${authPaths} auth paths (GET and POST) × ${rounds} rounds = ` +
           `${matrix.length * rounds} requests, ${rowsChecked} rows checked against SQL, ${crossTenantRows} cross-tenant rows, ` +
-          `${unexpected.length} unexpected answers`
+          `${unexpected.length} unexpected answers` +
+          (resultCache ? `; result cache on: ${cacheHits} answers from the cache` : "")
       )
       expect(unexpected.slice(0, 5)).toEqual([])
       expect(crossTenantRows).toBe(0)
       expect(rowsChecked).toBeGreaterThan(0)
+      // With the cache on, the checks above covered answers that came from it.
+      if (resultCache) expect(cacheHits).toBeGreaterThan(0)
+      else expect(cacheHits).toBe(0)
     })
   })
 }
