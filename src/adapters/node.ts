@@ -1,6 +1,6 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
 import { InternalError, PayloadTooLarge, type ServeError, ServiceUnavailable, ValidationError } from "../domain/errors.js"
-import { forwardedAddress, type ServeHandler, type ServeResponse, trustedHopCount } from "../domain/http.js"
+import { type CorsHeaders, forwardedAddress, type ServeHandler, type ServeResponse, trustedHopCount } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
@@ -44,7 +44,7 @@ const readBody = (req: IncomingMessage, limit: number): Promise<string> =>
     req.on("error", reject)
   })
 
-const write = (res: ServerResponse, response: ServeResponse, close: boolean): void => {
+const write = (res: ServerResponse, response: ServeResponse, close: boolean, cors: CorsHeaders | undefined): void => {
   if (close) res.setHeader("connection", "close")
   // Without a length node:http answers chunked (writeHead fixes the framing before `end` sees the
   // body). The pipeline builds a fresh header object per response, so it is completed in place.
@@ -55,7 +55,7 @@ const write = (res: ServerResponse, response: ServeResponse, close: boolean): vo
     // node:http refuses some statuses and header values (a ServeHttpError with status 99, a CR or LF
     // a handler put into ctx.setHeader); thrown here, that would end the process. It is a 500 instead.
     console.error("[queryserve] node:http refused the response; answering 500 instead", error)
-    const fallback = adapterErrorResponse(new InternalError({ cause: error }), res.req.headers)
+    const fallback = adapterErrorResponse(new InternalError({ cause: error }), res.req.headers, cors)
     // The refused attempt already set a status message; name the 500 explicitly.
     res.writeHead(fallback.status, STATUS_CODES[fallback.status], fallback.headers)
     return void res.end(fallback.body)
@@ -83,6 +83,7 @@ export const makeNodeListener = (
 ): NodeListener => {
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const trustedHops = trustedHopCount(options.trustProxy)
+  const cors = handler.corsHeaders
   const deadlines: DeadlineQueue | undefined = deadlineQueue(options.requestTimeout)
 
   /** Writes the one answer of an admitted request; later attempts (a late handler after a 504) are dropped. */
@@ -93,16 +94,16 @@ export const makeNodeListener = (
       if (gate.draining) close = true
       gate.leave()
     }
-    write(res, response, close)
+    write(res, response, close, cors)
   }
   const fail = (req: IncomingMessage, res: ServerResponse, error: ServeError, close = false): void =>
-    send(res, adapterErrorResponse(error, req.headers), close)
+    send(res, adapterErrorResponse(error, req.headers, cors), close)
 
   const awaitAnswer = (res: ServerResponse, request: TransportRequest, answer: PromiseLike<ServeResponse>): void => {
     res.on("close", () => {
       if (!res.writableFinished) request.abort(clientClosed())
     })
-    deliverInTime(deadlines, request, answer, (response) => send(res, response, false))
+    deliverInTime(deadlines, request, answer, (response) => send(res, response, false), cors)
   }
 
   const dispatch = (req: IncomingMessage, res: ServerResponse, body: unknown): void => {
@@ -121,7 +122,7 @@ export const makeNodeListener = (
 
   return (req, res) => {
     if (gate !== undefined) {
-      if (gate.draining) return write(res, adapterErrorResponse(shuttingDown, req.headers), true)
+      if (gate.draining) return write(res, adapterErrorResponse(shuttingDown, req.headers, cors), true, cors)
       gate.enter()
     }
     // RFC 9112 requires Host; startNodeServer leaves this check to us, as node:http's own answers a bare 400.

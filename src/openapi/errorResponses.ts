@@ -83,7 +83,7 @@ const ERROR_RESPONSES: ReadonlyMap<number, ErrorResponseSpec> = new Map([
   [413, { name: "PayloadTooLarge", description: "PAYLOAD_TOO_LARGE: the request body exceeds the server's body limit." }],
   [429, {
     name: "TooManyRequests",
-    description: "RATE_LIMITED: too many requests in the current window.",
+    description: "RATE_LIMITED: too many requests in the current window, or too many failed authentications from this address.",
     headers: {
       "Retry-After": integerHeader("Seconds until the window resets."),
       "X-RateLimit-Limit": integerHeader("Requests allowed per window."),

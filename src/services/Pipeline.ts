@@ -6,6 +6,7 @@ import { NotFound, type ServeError, ServeHttpError, toServeError } from "../doma
 import { getHeader, type ServeRequest, type ServeResponse } from "../domain/http.js"
 import { type MaybePromise, andThen, isPromiseLike } from "../domain/maybePromise.js"
 import { RequestContext } from "../pipeline/context.js"
+import { AuthFailureGuard, isAuthFailure } from "../pipeline/authFailures.js"
 import { compileCors, type CorsPlan } from "../pipeline/cors.js"
 import { settleBeforeDeadline } from "../pipeline/deadline.js"
 import { FORMAT_SUFFIXES, negotiateFormat, type Representation } from "../pipeline/formats.js"
@@ -76,6 +77,7 @@ export const makePipeline = (
   const { lifecycle, runEffect, tracing } = stages
   const steps = makeStageSteps(definition, stages.authenticator, stages.tenants)
   const cors: CorsPlan | undefined = compileCors(definition.cors)
+  const authFailures = definition.authFailureLimit === undefined ? undefined : new AuthFailureGuard(definition.authFailureLimit)
   let router = new Router<RouteTarget>()
   let routePlans: ReadonlyArray<RoutePlan> = []
   const byKey = new Map<string, CompiledEndpoint>()
@@ -120,14 +122,15 @@ export const makePipeline = (
     try {
       output = shapeOutput(compiled.plan, ctx, value, representation)
     } catch (thrown) {
-      return fail(ctx, record, thrown)
+      return fail(compiled, ctx, record, thrown)
     }
     if (record !== undefined) lifecycle.completed(record, ctx.input, output.status, value)
     return { ok: true, value, ctx, output }
   }
 
-  const fail = (ctx: RequestContext, record: ExecutionRecord | undefined, thrown: unknown): Settled => {
+  const fail = (compiled: CompiledEndpoint, ctx: RequestContext, record: ExecutionRecord | undefined, thrown: unknown): Settled => {
     const error = toServeError(thrown)
+    if (compiled.plan.countsAuthFailures && isAuthFailure(error)) authFailures?.failed(ctx.request)
     if (record !== undefined) lifecycle.failed(record, ctx.input, toErrorResponse(error).status, error)
     return { ok: false, error, ctx }
   }
@@ -156,18 +159,20 @@ export const makePipeline = (
     }
     let result: MaybePromise<unknown>
     try {
+      // Before any strategy runs: an address that used up its failed authentications is not heard.
+      if (compiled.plan.countsAuthFailures && options?.context?.auth === undefined) authFailures?.admit(request)
       result = tracing
         ? runEffect(tracedStages(steps, compiled.plan, ctx, options), ctx.signal)
         : compiled.stages.run(ctx, options)
     } catch (thrown) {
-      return fail(ctx, record, thrown)
+      return fail(compiled, ctx, record, thrown)
     }
     if (!isPromiseLike(result)) return succeed(compiled, ctx, record, representation, result)
     return settleBeforeDeadline(
       result,
       request,
       (value) => succeed(compiled, ctx, record, representation, value),
-      (thrown) => fail(ctx, record, thrown)
+      (thrown) => fail(compiled, ctx, record, thrown)
     )
   }
 
