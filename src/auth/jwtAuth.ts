@@ -2,6 +2,7 @@ import { createRemoteJWKSet, errors, importSPKI, jwtVerify, type JWTPayload, typ
 import type { AuthStrategy, ServeAuthContext } from "../domain/config.js"
 import { ServiceUnavailable, Unauthorized } from "../domain/errors.js"
 import { getHeader } from "../domain/http.js"
+import { tenantIdOf } from "../domain/tenant.js"
 import type { DocumentedAuthStrategy } from "../openapi/securityScheme.js"
 
 /** Where a caller fact is read from: a claim name (taken verbatim, dots included) or a function of the payload. */
@@ -155,12 +156,12 @@ export const jwtAuth = (options: JwtAuthOptions): DocumentedAuthStrategy<JwtAuth
     const { payload } = await jwtVerify(token, getKey, verifyOptions).catch((error: unknown) => {
       throw rejection(error, usesJwks)
     })
-    const tenantId = read(payload, tenantClaim)
+    const tenantId = tenantIdOf(read(payload, tenantClaim))
     return {
       subject: payload.sub,
       roles: nameList(read(payload, rolesClaim)),
       scopes: nameList(read(payload, scopesClaim)),
-      tenantId: typeof tenantId === "string" || typeof tenantId === "number" ? String(tenantId) : undefined,
+      tenantId: tenantId ?? undefined,
       claims: payload
     }
   }

@@ -59,8 +59,10 @@ export const compileTenant = (
   const extract = method<[ServeAuthContext | null], unknown>(own, global, "extract")
   if (extract === undefined) {
     fail(
-      `${where} has a tenant config without an extract function${global === undefined ? " and there is no global tenant config to inherit one from" : ""}. ` +
-        `Give it tenant.extract, e.g. (auth) => auth?.tenantId${own !== undefined ? ", or set tenant on the ServeConfig for every query" : ""}.`
+      own === undefined
+        ? `${where} has no extract function. Give it extract, e.g. (auth) => auth?.tenantId.`
+        : `${where} has a tenant config without an extract function${global === undefined ? " and there is no global tenant config to inherit one from" : ""}. ` +
+          `Give it tenant.extract, e.g. (auth) => auth?.tenantId, or set tenant (with extract) on the ServeConfig for every query.`
     )
   }
   const required = field(own, global, "required") !== false

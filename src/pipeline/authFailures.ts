@@ -78,7 +78,8 @@ export class AuthFailureGuard {
       this.storeFailing = false
       console.error("[queryserve] auth-failure store answers again")
     }
-    this.local.observe(address, count, ttlMs)
+    // A store that cannot tell the TTL yet (its window just started) gets the full window, as in `rateLimit`.
+    this.local.observe(address, count, ttlMs > 0 ? ttlMs : this.options.windowMs)
   }
 
   /** This process's own count goes on; the shared one misses this failure. Logged once per outage. */
