@@ -3,7 +3,14 @@
  * the admin overview is tenant-scoped through auto-inject: the runtime wraps `ctx.db.table()` so
  * each builder a metric creates is already filtered on `tenant_id` = the caller's tenant.
  */
-import { apiKeyAuth, initServe, type QueryLoggingOption, type ServeAuthContext } from "queryserve"
+import {
+  apiKeyAuth,
+  type AuthFailureLimitOptions,
+  initServe,
+  type QueryLoggingOption,
+  type ServeAuthContext,
+  type TenantConfig
+} from "queryserve"
 import * as metrics from "./metrics.js"
 import * as schemas from "./schemas.js"
 import type { Db } from "./sql.js"
@@ -37,22 +44,38 @@ export interface AnalyticsApiOptions<K extends AnalyticsEndpoint = AnalyticsEndp
    * (see examples/postgres and examples/clickhouse).
    */
   readonly endpoints?: ReadonlyArray<K>
+  /**
+   * Throttling of key guessing. Default DEMO_AUTH_FAILURE_LIMIT: after 10 wrong keys from one address
+   * within 15 minutes, that address gets 429 until the window ends, whatever key it sends.
+   */
+  readonly authFailureLimit?: AuthFailureLimitOptions
+  /** Where the endpoints live. Default `/api/analytics`. */
+  readonly basePath?: string
+  /** Replaces the tenant config (the tests try the endpoints under others). */
+  readonly tenant?: TenantConfig<AnalyticsCaller>
 }
 
 const MINUTE = 60_000
 
+export const DEMO_AUTH_FAILURE_LIMIT: AuthFailureLimitOptions = { max: 10, windowMs: 15 * MINUTE }
+
 const TITLE = "queryserve analytics demo"
 
-/** Everything the endpoints share: `db` in every `ctx`, API-key callers, auto-injected tenant filter, docs. */
+/**
+ * Everything the endpoints share: `db` in every `ctx`, API-key callers, auto-injected tenant filter,
+ * throttled key guessing, docs.
+ */
 const analyticsServe = (
   db: Db,
   keys: Readonly<Record<string, AnalyticsCaller>>,
-  queryLogging: QueryLoggingOption
+  queryLogging: QueryLoggingOption,
+  authFailureLimit: AuthFailureLimitOptions
 ) =>
   initServe({
     context: () => ({ db }),
     auth: apiKeyAuth({ header: API_KEY_HEADER, keys }),
     tenant: { extract: (auth) => auth?.tenantId, column: "tenant_id", mode: "auto-inject" },
+    authFailureLimit,
     queryLogging,
     docs: { title: TITLE },
     openapi: {
@@ -165,10 +188,14 @@ export const createAnalyticsApi = <K extends AnalyticsEndpoint = AnalyticsEndpoi
   db: Db,
   options: AnalyticsApiOptions<K> = {}
 ) => {
-  const serve = analyticsServe(db, options.keys ?? DEMO_API_KEYS, options.queryLogging ?? true)
+  const serve = analyticsServe(db, options.keys ?? DEMO_API_KEYS, options.queryLogging ?? true, options.authFailureLimit ?? DEMO_AUTH_FAILURE_LIMIT)
   const all = analyticsQueries(serve.query)
   const queries: Pick<AnalyticsQueries, K> = options.endpoints === undefined ? all : pick(all, options.endpoints)
-  return serve.define({ queries })
+  return serve.define({
+    queries,
+    ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
+    ...(options.tenant === undefined ? {} : { tenant: options.tenant })
+  })
 }
 
 const pick = <T, K extends keyof T>(record: T, keys: ReadonlyArray<K>): Pick<T, K> => {

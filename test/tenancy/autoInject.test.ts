@@ -25,7 +25,9 @@ const callers: Record<string, ServeAuthContext> = {
 const get = (key: string, apiKey: string): ServeRequest => ({ method: "GET", path: `/api/analytics/${key}`, headers: { "x-api-key": apiKey } })
 
 type Builder = { execute(): Promise<Array<Row>> }
-type Ctx = { readonly db: { table(name: string): Builder } & ((name: string) => Builder) & { orders(): Builder; dialect: string } }
+type Ctx = {
+  readonly db: { table(name: string): Builder } & ((name: string) => Builder) & { orders(): Builder; allOrders(): Builder; dialect: string }
+}
 
 const apiOver = (context: Readonly<Record<string, unknown>>, onError?: (error: unknown) => void) =>
   defineServe({
@@ -37,6 +39,7 @@ const apiOver = (context: Readonly<Record<string, unknown>>, onError?: (error: u
       viaTable: ({ ctx }: { ctx: Ctx }) => ctx.db.table("orders").execute(),
       viaCall: ({ ctx }: { ctx: Ctx }) => ctx.db("orders").execute(),
       viaHelper: ({ ctx }: { ctx: Ctx }) => ctx.db.orders().execute(),
+      aroundTable: ({ ctx }: { ctx: Ctx }) => ctx.db.allOrders().execute(),
       dialect: ({ ctx }: { ctx: Ctx }) => ctx.db.dialect
     }
   })
@@ -68,6 +71,17 @@ describe("auto-inject filters every shape of table source", () => {
       const api = apiOver({ db: shapes[shape] })
       expect(await rowsOf(api, "viaHelper", "key-acme")).toEqual({ status: 200, body: ownRows("acme") })
       expect(await rowsOf(api, "dialect", "key-acme")).toEqual({ status: 200, body: "rows:1" })
+    }
+  })
+
+  it("a method that reads #private state around table() fails (500) instead of running unfiltered", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {})
+    try {
+      const api = apiOver({ db: shapes.class })
+      const { status } = await rowsOf(api, "aroundTable", "key-acme")
+      expect(status).toBe(500)
+    } finally {
+      errors.mockRestore()
     }
   })
 
