@@ -64,7 +64,7 @@ export const trustedHopCount = (trustProxy: boolean | number | undefined): numbe
 
 /** The client address: the one `trustedHops` proxies forwarded (see `forwardedAddress`), else the request's own. */
 export const clientAddress = (request: ServeRequest, trustedHops: number): string | undefined =>
-  forwardedAddress(getHeader(request, "x-forwarded-for"), trustedHops) ?? request.remoteAddress
+  (trustedHops > 0 ? forwardedAddress(getHeader(request, "x-forwarded-for"), trustedHops) : undefined) ?? request.remoteAddress
 
 /** Case-insensitive header read; an array value yields its first entry. */
 export const getHeader = (request: Pick<ServeRequest, "headers">, name: string): string | undefined => {

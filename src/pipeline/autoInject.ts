@@ -120,8 +120,9 @@ const refuseHidden = (endpoint: string, key: string, value: unknown): void => {
   if (!isContainer(value)) return
   for (const inner of Object.keys(value)) {
     const nested = (value as Record<string, unknown>)[inner]
-    if (isTableSource(nested) || isThenable(nested)) {
-      throw refusal(endpoint, `ctx.${key}.${inner} is a table source (or a promise) inside ctx.${key}; only top-level ctx values are filtered, so put it at the top level of the context`)
+    const hidden = isTableSource(nested) ? "a table source" : isThenable(nested) ? "a promise" : undefined
+    if (hidden !== undefined) {
+      throw refusal(endpoint, `ctx.${key}.${inner} is ${hidden} inside ctx.${key}; only top-level ctx values are filtered, so put it at the top level of the context`)
     }
   }
 }

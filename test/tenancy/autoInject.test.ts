@@ -111,7 +111,7 @@ describe("auto-inject refuses what it cannot filter (500, logged, handler's quer
 
   const contexts = refusedContexts(TABLES)
   const causes: Readonly<Record<string, RegExp>> = {
-    nested: /ctx\.services\.db is a table source .* inside ctx\.services/,
+    nested: /ctx\.services\.db is a table source inside ctx\.services/,
     promise: /ctx\.db is a promise/,
     nestedBesideATopLevelOne: /ctx\.admin\.db is a table source/,
     noTableSource: /no ctx value has a table\(name\) method/,
