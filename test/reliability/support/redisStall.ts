@@ -17,8 +17,12 @@ export interface RedisStallSize {
   readonly stallMs: number
 }
 
-/** What a loaded 2-core machine may add: still far below a stall, which is how long an answer waited before. */
-const MARGIN_MS = 1_000
+/**
+ * What a loaded 2-core machine may add to the deadline (processes there are descheduled for a second at
+ * times): 1 s, or 40 % of a longer stall. Deadline plus margin stays well below the stall, which is how
+ * long an answer waited before.
+ */
+const marginFor = (stallMs: number): number => Math.max(1_000, Math.round(stallMs * 0.4))
 
 const percentile = (values: ReadonlyArray<number>, p: number): number => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -27,6 +31,7 @@ const percentile = (values: ReadonlyArray<number>, p: number): number => {
 
 export const stallUnderLoad = async (redis: RedisServer, target: Target, { stalls, stallMs }: RedisStallSize): Promise<void> => {
   const port = target.ports().faults
+  const MARGIN_MS = marginFor(stallMs)
   await untilCounting(port)
   const load = startLoad(port)
   load.phase = "healthy"
