@@ -41,7 +41,7 @@ export interface AnalyticsApiOptions<K extends AnalyticsEndpoint = AnalyticsEndp
   readonly queryLogging?: QueryLoggingOption
   /**
    * Serve only these endpoints. For databases whose SQL dialect lacks functions some metrics use
-   * (see examples/postgres and examples/clickhouse).
+   * (see examples/postgres).
    */
   readonly endpoints?: ReadonlyArray<K>
   /**
@@ -82,8 +82,17 @@ const analyticsServe = (
       info: {
         title: TITLE,
         version: "0.1.0",
-        description: `Multi-tenant sales metrics. Send an API key in the \`${API_KEY_HEADER}\` header.`
-      }
+        description: `Multi-tenant sales metrics. Send an API key in the \`${API_KEY_HEADER}\` header.`,
+        license: { name: "MIT", identifier: "MIT" }
+      },
+      tags: [
+        { name: "Revenue", description: "Orders and revenue over a date range, per day, region or order size." },
+        { name: "Products", description: "What sells: products ranked by revenue." },
+        { name: "Customers", description: "Active customers, monthly cohort retention and the checkout funnel." },
+        { name: "Export", description: "Flat order rows for spreadsheets and other tools, as JSON, CSV or NDJSON." },
+        { name: "Tenants", description: "The caller's own tenant at a glance." },
+        { name: "Admin", description: "Across all tenants; needs the admin role." }
+      ]
     }
   })
 

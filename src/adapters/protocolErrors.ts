@@ -2,7 +2,7 @@ import { maxHeaderSize, type Server, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { NotFound, type ServeError, ServeHttpError, ValidationError } from "../domain/errors.js"
 import type { CorsHeaders, ServeResponse } from "../domain/http.js"
-import type { NodeListener } from "./node.js"
+import type { RequestListener } from "./node.js"
 import { adapterErrorResponse } from "./transport.js"
 
 /** What node:http reports about a request it could not parse or did not receive in time. */
@@ -44,7 +44,7 @@ const answerAndClose = (socket: Duplex, error: ServeError, cors: CorsHeaders | u
  * tunnels). An `Expect` other than `100-continue` is ignored and the request served, as RFC 9110
  * allows, instead of node:http's 417.
  */
-export const answerProtocolErrors = (server: Server, listener: NodeListener, cors: CorsHeaders | undefined): void => {
+export const answerProtocolErrors = (server: Server, listener: RequestListener, cors: CorsHeaders | undefined): void => {
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     // A peer that reset the connection, or a socket already closing, cannot be answered.
     if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy()

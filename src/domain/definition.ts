@@ -39,6 +39,8 @@ export interface ServeDefinition {
   readonly authFailureLimit: AuthFailureLimitOptions | undefined
   readonly docs: Required<Pick<DocsOptions, "enabled" | "path">> & DocsOptions
   readonly openapi: Required<Pick<OpenApiOptions, "enabled" | "path">> & OpenApiOptions
+  /** The URL `start()` listens on, once it does: the OpenAPI document's default server. */
+  readonly listening: { url: string | undefined }
 }
 
 export const DEFAULT_BASE_PATH = "/api/analytics"
@@ -70,6 +72,7 @@ export const normalizeConfig = (config: ServeConfig<ServeQueriesMap, never, neve
     cors: config.cors,
     authFailureLimit: config.authFailureLimit,
     docs: { ...config.docs, enabled: config.docs?.enabled ?? true, path: config.docs?.path ?? "/docs" },
-    openapi: { ...config.openapi, enabled: config.openapi?.enabled ?? true, path: config.openapi?.path ?? "/openapi.json" }
+    openapi: { ...config.openapi, enabled: config.openapi?.enabled ?? true, path: config.openapi?.path ?? "/openapi.json" },
+    listening: { url: undefined }
   }
 }

@@ -33,7 +33,18 @@ export interface ServeResponse {
   readonly status: number
   readonly headers: Record<string, string>
   readonly body: string | null
+  /**
+   * Where adapters keep the compressed forms of a body that does not change (docs script, OpenAPI
+   * document), so it is compressed once. Absent on answers built per request.
+   */
+  readonly compressed?: CompressedBodies
 }
+
+/** The content codings adapters compress with. */
+export type ContentCoding = "br" | "gzip"
+
+/** Compressed forms of one body, filled by the adapters on first use. */
+export type CompressedBodies = Partial<Record<ContentCoding, Uint8Array | Promise<Uint8Array>>>
 
 /** Returns a copy of `headers` with lower-case names; array values are kept. */
 export const normalizeHeaderMap = (headers: HeaderMap | undefined): Record<string, string | ReadonlyArray<string>> => {

@@ -1,13 +1,13 @@
 import { Cause, Layer, ManagedRuntime, Runtime } from "effect"
 import type {
-  AnyQueryConfig,
   AuthStrategy,
   ServeAuthContext,
   ServeConfig,
   ServeMiddleware,
-  ServeQueriesMap
+  ServeQueriesMap,
+  ServeQueryEntry
 } from "../domain/config.js"
-import { joinPath, normalizeConfig } from "../domain/definition.js"
+import { joinPath, normalizeConfig, type RouteDefinition, type ServeDefinition } from "../domain/definition.js"
 import type { HttpMethod, ServeHandler, ServeRequest } from "../domain/http.js"
 import type { MaybePromise } from "../domain/maybePromise.js"
 import { type ContractPaths, contractPaths, contractRoutes } from "../docs/routes.js"
@@ -41,7 +41,7 @@ export interface ServeBuilder<TQueries extends ServeQueriesMap = ServeQueriesMap
   /** Where the OpenAPI document and the API-reference page are served; undefined when turned off. */
   readonly contractPaths: ContractPaths
   /** Adds `basePath + path` with `options.method` (default: the endpoint's) as another route to an endpoint. */
-  route(path: string, endpoint: (keyof TQueries & string) | AnyQueryConfig, options?: RouteOptions): ServeBuilder<TQueries>
+  route(path: string, endpoint: (keyof TQueries & string) | ServeQueryEntry, options?: RouteOptions): ServeBuilder<TQueries>
   use(middleware: ServeMiddleware): ServeBuilder<TQueries>
   useAuth(strategy: AuthStrategy): ServeBuilder<TQueries>
   execute<K extends keyof TQueries & string>(key: K, options?: ExecuteOptions<QueryInput<TQueries[K]>>): Promise<QueryOutput<TQueries[K]>>
@@ -66,6 +66,15 @@ const acquirePipeline = (
   const defect = Cause.squash(exit.cause)
   if (Runtime.isAsyncFiberException(defect)) return runtime.runPromise(Pipeline)
   throw defect
+}
+
+const WILDCARD_HOSTS: ReadonlySet<string> = new Set(["0.0.0.0", "::", "[::]"])
+
+/** Whether `route` is the query's own route or one `builder.route` already added. */
+const isDeclared = (definition: ServeDefinition, route: RouteDefinition): boolean => {
+  const query = definition.queries.get(route.key)!
+  if (route.path === joinPath(definition.basePath, route.key) && route.method === (query.method ?? "GET")) return true
+  return definition.routes.some((known) => known.key === route.key && known.path === route.path && known.method === route.method)
 }
 
 export const defineServe = <
@@ -95,9 +104,10 @@ export const defineServe = <
   const withPipeline = <A>(f: (p: PipelineService) => MaybePromise<A>): MaybePromise<A> =>
     pipeline instanceof Promise ? pipeline.then(f) : f(pipeline)
 
-  const keyOf = (endpoint: string | AnyQueryConfig): string => {
+  const keyOf = (endpoint: string | ServeQueryEntry): string => {
     if (typeof endpoint === "string") return endpoint
-    for (const [key, candidate] of definition.queries) if (candidate === endpoint) return key
+    // `api.queries.<key>` is the entry as given, a bare function included.
+    for (const [key, candidate] of Object.entries(config.queries)) if (candidate === endpoint) return key
     throw new Error("route(): the endpoint is not one of this API's queries")
   }
   const changed = () => void withPipeline((p) => p.refresh())
@@ -113,8 +123,18 @@ export const defineServe = <
       const key = keyOf(endpoint)
       const query = definition.queries.get(key)
       if (query === undefined) throw new Error(`route(): no query named "${key}"`)
-      definition.routes.push({ key, path: joinPath(definition.basePath, path), method: options?.method ?? query.method ?? "GET" })
-      changed()
+      const route = { key, path: joinPath(definition.basePath, path), method: options?.method ?? query.method ?? "GET" }
+      // Code written for @hypequery/serve exposes each query with `route('/<key>', queries.<key>)`: the
+      // route every query already has here. It, and a route added twice, are accepted as no-ops.
+      if (isDeclared(definition, route)) return builder
+      definition.routes.push(route)
+      try {
+        changed()
+      } catch (error) {
+        // A path another endpoint already serves: refused here, and the API keeps working as before.
+        definition.routes.pop()
+        throw error
+      }
       return builder
     },
     use(middleware) {
@@ -133,7 +153,15 @@ export const defineServe = <
     queryLogger: logger,
     // Adapters give the answers they make themselves (413, 408, 503 while draining) the same CORS headers.
     handler: Object.assign((request: ServeRequest) => withPipeline((p) => p.handle(request)), { corsHeaders: cors?.headersFor }),
-    start: (options) => startNodeServer(builder.handler, options),
+    start: (options) =>
+      startNodeServer(builder.handler, options).then((server) => {
+        // The document names where it is served; a wildcard address is no URL a client can use.
+        if (!WILDCARD_HOSTS.has(server.hostname)) {
+          definition.listening.url = server.url
+          changed()
+        }
+        return server
+      }),
     runtime,
     dispose: () => runtime.dispose()
   }

@@ -6,6 +6,7 @@ import { makeMemoryRateLimitStore } from "../layers/memoryRateLimitStore.js"
 import { DEFAULT_STORE_TIMEOUT_MS, withDeadline } from "../layers/storeDeadline.js"
 import type { RateLimitStoreService } from "../services/RateLimitStore.js"
 import type { DocumentedMiddleware } from "../openapi/endpoint.js"
+import { RATE_LIMIT_HEADERS } from "../openapi/headers.js"
 
 export interface RateLimitOptions {
   /** Length of a window in milliseconds. Default 60,000. */
@@ -99,6 +100,6 @@ export const rateLimit = (options: RateLimitOptions = {}): DocumentedMiddleware 
       (error: unknown) => storeFailed(error, next)
     )
   }
-  // Documented: endpoints behind a rate limit list 429 in the OpenAPI document.
-  return Object.assign(middleware, { errorStatuses: [429] })
+  // Documented: endpoints behind a rate limit list 429 and the X-RateLimit-* headers in the OpenAPI document.
+  return Object.assign(middleware, { errorStatuses: [429], responseHeaders: RATE_LIMIT_HEADERS })
 }

@@ -16,13 +16,18 @@ export interface ServeEndpoint extends EndpointInfo {
   readonly securitySchemes: ReadonlyArray<SecurityScheme>
   /** The error statuses the route can answer with, ascending. */
   readonly errorStatuses: ReadonlyArray<number>
+  /** Headers its middlewares set on every answer (`X-RateLimit-*` behind `rateLimit`). */
+  readonly responseHeaders: ReadonlyArray<string>
 }
 
 /**
- * The convention by which a middleware documents the errors it answers with (`rateLimit`: 429);
- * the pipeline cannot see inside a middleware.
+ * The convention by which a middleware documents the errors it answers with and the headers it sets
+ * (`rateLimit`: 429 and `X-RateLimit-*`); the pipeline cannot see inside a middleware.
  */
-export type DocumentedMiddleware = ServeMiddleware & { readonly errorStatuses?: ReadonlyArray<number> }
+export type DocumentedMiddleware = ServeMiddleware & {
+  readonly errorStatuses?: ReadonlyArray<number>
+  readonly responseHeaders?: ReadonlyArray<string>
+}
 
 const BODY_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH"])
 
@@ -59,6 +64,7 @@ export const describeRoutes = (routes: ReadonlyArray<RoutePlan>): ReadonlyArray<
       inputSchema: plan.input.jsonSchema(),
       outputSchema: plan.output.jsonSchema(),
       securitySchemes: plan.strategies.map(securitySchemeOf),
-      errorStatuses: errorStatusesOf(route)
+      errorStatuses: errorStatusesOf(route),
+      responseHeaders: [...new Set(plan.middlewares.flatMap((middleware) => (middleware as DocumentedMiddleware).responseHeaders ?? []))]
     }
   })

@@ -68,7 +68,8 @@ export const readInput = (method: string, request: ServeRequest, coerce: (params
   const text = bodyText(body)
   if (text === undefined) return body === undefined || body === null ? coerce(request.query ?? emptyQuery()) : body
   if (text.trim().length === 0) return coerce(request.query ?? emptyQuery())
-  const contentType = getHeader(request, "content-type")?.toLowerCase()
+  // Media types are case-insensitive; parameters (charset) and spaces around them do not matter.
+  const contentType = getHeader(request, "content-type")?.trim().toLowerCase()
   if (contentType === undefined || contentType.startsWith("application/json") || contentType.includes("+json")) {
     return parseJson(text)
   }

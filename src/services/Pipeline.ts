@@ -197,7 +197,8 @@ export const makePipeline = (
       return andThen(target.static.respond(request), (answer) => ({
         status: answer.status,
         headers: finishHeaders({ ...answer.headers }, requestId, corsHeaders, undefined),
-        body: method === "HEAD" ? null : answer.body
+        body: method === "HEAD" ? null : answer.body,
+        ...(answer.compressed !== undefined ? { compressed: answer.compressed } : {})
       }))
     }
     const representation = target.representation ?? negotiateFormat(getHeader(request, "accept"))

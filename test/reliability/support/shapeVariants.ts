@@ -33,6 +33,9 @@ class DbHandle {
     return this.#db.table(name)
   }
   readonly with: Db["with"] = (...args) => this.#db.with(...args)
+  get dialect(): Db["dialect"] {
+    return this.#db.dialect
+  }
 }
 
 /** `table` and `with` as accessors that need `#private` state. */
@@ -47,10 +50,13 @@ class AccessorHandle {
   get with(): Db["with"] {
     return (...args) => this.#db.with(...args)
   }
+  get dialect(): Db["dialect"] {
+    return this.#db.dialect
+  }
 }
 
 const shapeOf = (shape: Shape, db: Db): unknown => {
-  const members = { table: (name: string) => db.table(name), with: db.with }
+  const members = { table: (name: string) => db.table(name), with: db.with, dialect: db.dialect }
   switch (shape) {
     case "plain":
       return members

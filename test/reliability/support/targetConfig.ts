@@ -6,6 +6,8 @@ import { TENANT_IDS, type TenantId } from "../../../examples/analytics/dataset.j
 export interface TargetConfig {
   /** Order rows of the demo dataset. */
   readonly rows: number
+  /** The demo's database: DuckDB (default) or chDB, ClickHouse in the server's process. */
+  readonly engine?: "duckdb" | "clickhouse"
   /** Largest request body, bytes. */
   readonly bodyLimit: number
   /** Requests per tenant and second before 429. */

@@ -6,6 +6,7 @@
  * - faults: handlers that hang, throw after answering, leak a rejected promise, or fail with
  *   secrets in their error, and two Redis-backed rate limits (fail open, fail closed);
  * - shapes: the demo's endpoints over every shape of table source (shapeVariants.ts).
+ * The demo's database is DuckDB, or chDB (ClickHouse in the process) with `engine: "clickhouse"`.
  * Configuration comes as JSON in argv[2] (TargetConfig). Prints `ready {"demo":port,"faults":port,"shapes":port}`;
  * answers the IPC message "memory" with its memory use after a full GC.
  */
@@ -25,16 +26,19 @@ import {
 import { createAnalyticsApi } from "../../../examples/analytics/api.js"
 import { createDemoDatabase } from "../../../examples/analytics/dataset.js"
 import { ConnectionPool, duckDbDriver } from "../../../examples/analytics/duckdb.js"
-import { createDb } from "../../../examples/analytics/sql.js"
+import { createDb, type Db } from "../../../examples/analytics/sql.js"
+import { clickHouseDriver } from "../../../examples/clickhouse/clickhouse.js"
+import { openDemoOnChdb } from "../../../examples/clickhouse/embeddedDemo.js"
 import { shapeVariantsHandler } from "./shapeVariants.js"
 import { API_KEYS, AUTH_FAILURE_LIMIT, JWT_SECRET, type TargetConfig } from "./targetConfig.js"
 
 const config = JSON.parse(process.argv[2] ?? "{}") as TargetConfig
 
-const demoDatabase = await createDemoDatabase({ rows: config.rows, log: () => {} })
-const pool = await ConnectionPool.open(demoDatabase.instance, 4)
+const demoDatabase = config.engine === "clickhouse" ? undefined : await createDemoDatabase({ rows: config.rows, log: () => {} })
+const db: Db = demoDatabase === undefined
+  ? createDb(clickHouseDriver((await openDemoOnChdb(config.rows, () => {})).executor))
+  : createDb(duckDbDriver(await ConnectionPool.open(demoDatabase.instance, 4)))
 
-const db = createDb(duckDbDriver(pool))
 const demo = createAnalyticsApi(db, { keys: API_KEYS, queryLogging: false, authFailureLimit: AUTH_FAILURE_LIMIT })
 demo.useAuth(jwtAuth({ secret: JWT_SECRET }))
 demo.use(

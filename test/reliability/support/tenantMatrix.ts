@@ -20,8 +20,13 @@ import { signTokens, type Tokens } from "./tokens.js"
 export interface TenantMatrixSize {
   /** Times the whole matrix is sent, each round all at once. */
   readonly rounds: number
-  /** Generated cases of the property over claims, roles and table-source shapes. */
-  readonly generatedCases: number
+  /**
+   * Also run the shape variants and this many generated property cases over claims, roles and
+   * table-source shapes. Default: neither.
+   */
+  readonly generatedCases?: number
+  /** The database the server under test reads: DuckDB (default) or chDB, ClickHouse in its process. */
+  readonly engine?: "duckdb" | "clickhouse"
 }
 
 /** Endpoints that also have a POST route (JSON body) on the server under test. */
@@ -108,8 +113,10 @@ const guessing = (origin: string, tenant: TenantId): Promise<ReadonlyArray<numbe
   })()
 }
 
-export const tenantMatrixSuite = ({ rounds, generatedCases }: TenantMatrixSize): void => {
-  describe(`tenant matrix, ${rounds} rounds, ${generatedCases} generated cases`, () => {
+export const tenantMatrixSuite = ({ rounds, generatedCases, engine = "duckdb" }: TenantMatrixSize): void => {
+  const onEngine = engine === "clickhouse" ? " on ClickHouse" : ""
+  const withShapes = generatedCases === undefined ? "" : `, shape variants, ${generatedCases} generated cases`
+  describe(`tenant matrix${onEngine}, ${rounds} rounds${withShapes}`, () => {
     let target: Target
     let reference: DemoDatabase
     let tokens: Tokens
@@ -118,7 +125,7 @@ export const tenantMatrixSuite = ({ rounds, generatedCases }: TenantMatrixSize):
 
     beforeAll(async () => {
       ;[target, reference, tokens] = await Promise.all([
-        startTarget(),
+        startTarget({ engine }),
         createDemoDatabase({ rows: DEFAULT_TARGET.rows, log: () => {} }),
         signTokens()
       ])
@@ -151,7 +158,7 @@ export const tenantMatrixSuite = ({ rounds, generatedCases }: TenantMatrixSize):
       const guesses = await Promise.all(TENANT_IDS.map((tenant) => guessing(origin("demo"), tenant)))
       const guessed = [...Array(AUTH_FAILURE_LIMIT.max).fill(401), 429, 200]
       figure(
-        `tenants: ${TENANT_IDS.length} tenants × ${endpoints} endpoints × ${authPaths} auth paths (GET and POST) × ${rounds} rounds = ` +
+        `tenants${onEngine}: ${TENANT_IDS.length} tenants × ${endpoints} endpoints × ${authPaths} auth paths (GET and POST) × ${rounds} rounds = ` +
           `${sent} requests, ${verdicts.rowsChecked} rows checked against SQL, ${verdicts.crossTenantRows} cross-tenant rows, ` +
           `${verdicts.unexpected.length} unexpected answers; key guessing from one address: ${guesses[0]!.join(" ")}`
       )
@@ -160,6 +167,8 @@ export const tenantMatrixSuite = ({ rounds, generatedCases }: TenantMatrixSize):
       expect(verdicts.rowsChecked).toBeGreaterThan(0)
       expect(guesses).toEqual(TENANT_IDS.map(() => guessed))
     })
+
+    if (generatedCases === undefined) return
 
     it("over every shape of table source, malformed claims and unscoped access: 0 cross-tenant rows, refusals where unfilterable", () =>
       checkShapeMatrix(origin("shapes"), references, rounds))
