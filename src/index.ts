@@ -30,6 +30,8 @@ export type {
   EndpointInfo,
   ExecutableQuery,
   LegacyQuery,
+  McpOptions,
+  MetricsOptions,
   OpenApiOptions,
   QueryLoggingOption,
   QueryResolver,
@@ -66,7 +68,7 @@ export {
   ValidationError
 } from "./domain/errors.js"
 export type { ErrorType, ServeError, ServeHttpErrorOptions, ValidationIssue } from "./domain/errors.js"
-export type { ServeQueryEvent } from "./domain/event.js"
+export type { QueryTransport, ServeQueryEvent } from "./domain/event.js"
 export { formatQueryEvent, formatQueryEventJSON } from "./domain/event.js"
 export { getHeader, normalizeHeaderMap } from "./domain/http.js"
 export type { CorsHeaders, HttpMethod, ServeHandler, ServeRequest, ServeResponse } from "./domain/http.js"
@@ -90,6 +92,9 @@ export { RateLimitStore } from "./services/RateLimitStore.js"
 export type { RateLimitStoreService } from "./services/RateLimitStore.js"
 export { TenantIsolation } from "./services/TenantIsolation.js"
 export type { TenantIsolationService } from "./services/TenantIsolation.js"
+export { Metrics } from "./metrics/Metrics.js"
+export type { MetricsLayerOptions, MetricsScrape, MetricsService } from "./metrics/Metrics.js"
+export type { RecordingMetrics } from "./metrics/recording.js"
 export { defaultServicesLayer, pipelineLayer } from "./layers/serveLayer.js"
 export { makeMemoryRateLimitStore, memoryRateLimitStoreLayer } from "./layers/memoryRateLimitStore.js"
 export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from "./layers/memoryRateLimitStore.js"

@@ -3,6 +3,7 @@
  * bench/RESULTS.md (keeping the hand-written "What each change bought" section).
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { mcpLines } from "../tasks/mcp.js";
 import type { RunResult } from "./load.js";
 
 export interface Meta {
@@ -93,6 +94,7 @@ export interface Results {
   readonly rss: RssResult[];
   openapi?: TaskResult;
   readonly coldStart: ColdStartResult[];
+  mcp?: TaskResult;
 }
 
 export const median = (values: readonly number[]): number => {
@@ -200,6 +202,7 @@ export const consoleReport = (results: Results): string => {
   if (results.rss.length > 0) parts.push("\nRSS", textTable(RSS_HEAD, rssRows(results.rss)));
   if (results.openapi !== undefined) parts.push("\nOpenAPI (1,000 endpoints)", openapiLines(results.openapi).join("\n"));
   if (results.coldStart.length > 0) parts.push("\nCold start", textTable(COLD_HEAD, coldRows(results.coldStart)));
+  if (results.mcp !== undefined) parts.push("\nMCP tools/call vs plain HTTP", mcpLines(results.mcp).join("\n"));
   return parts.join("\n");
 };
 
@@ -319,6 +322,9 @@ export const writeResultFiles = (results: Results, jsonPath: string, mdPath: str
       mdTable(COLD_HEAD, coldRows(results.coldStart)),
       "",
     );
+  }
+  if (results.mcp !== undefined) {
+    out.push("## MCP tools/call vs plain HTTP", "", "The same endpoint of one queryserve full server with `mcp: true`, as a tool call and as its own GET route.", "", ...mcpLines(results.mcp), "");
   }
   out.push(keptChangesSection(mdPath));
   writeFileSync(mdPath, out.join("\n"));

@@ -77,6 +77,10 @@ const analyticsServe = (
     tenant: { extract: (auth) => auth?.tenantId, column: "tenant_id", mode: "auto-inject" },
     authFailureLimit,
     queryLogging,
+    // Prometheus text at /api/analytics/metrics; request counts span tenants, so only admins scrape.
+    metrics: { roles: ["admin"] },
+    // Every endpoint is also an MCP tool at /api/analytics/mcp, behind the same keys and tenant filter.
+    mcp: true,
     docs: { title: TITLE },
     openapi: {
       info: {

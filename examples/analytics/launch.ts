@@ -45,6 +45,8 @@ const banner = (label: string, baseUrl: string, served: ReadonlySet<string>): st
     `queryserve analytics demo: ${baseUrl} (${label})`,
     `  API reference  ${baseUrl}/docs`,
     `  OpenAPI        ${baseUrl}/openapi.json`,
+    `  Metrics        ${baseUrl}/metrics (Prometheus, admin key)`,
+    `  MCP (agents)   ${baseUrl}/mcp`,
     "",
     `API keys (header ${API_KEY_HEADER}):`,
     ...keys,
@@ -53,6 +55,7 @@ const banner = (label: string, baseUrl: string, served: ReadonlySet<string>): st
     "",
     "Try:",
     ...commands,
+    `  curl -s -H ${shellQuote(`${API_KEY_HEADER}: ${ADMIN_KEY}`)} ${shellQuote(`${baseUrl}/metrics`)}`,
     ""
   ].join("\n")
 }

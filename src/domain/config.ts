@@ -137,6 +137,8 @@ export interface ServeQueryConfig<
   readonly description?: string
   readonly tags?: ReadonlyArray<string>
   readonly custom?: Readonly<Record<string, unknown>>
+  /** `false` keeps the endpoint out of the MCP tools (it stays an HTTP endpoint). Default true. */
+  readonly mcp?: boolean
   /** Carries the caller-facing types for `execute` and the typed client; never set at runtime. */
   readonly "~types"?: QueryTypes<TCallerInput, TWireOutput>
 }
@@ -260,6 +262,30 @@ export interface AuthFailureLimitOptions {
   readonly storeTimeoutMs?: number
 }
 
+/** `metrics: { ... }`: where and to whom the Prometheus text is served, and the duration buckets. */
+export interface MetricsOptions {
+  /** Under `basePath`; default "/metrics". */
+  readonly path?: string
+  /** true: anyone may scrape. Default false: the global auth strategies run on the route. */
+  readonly public?: boolean
+  /** The caller needs one of these roles (needs a strategy; not with `public: true`). */
+  readonly roles?: ReadonlyArray<string>
+  /** Upper bounds in seconds of `queryserve_request_duration_seconds`'s buckets, increasing. */
+  readonly buckets?: ReadonlyArray<number>
+}
+
+/** `mcp` of a ServeConfig: the Model Context Protocol endpoint that serves the endpoints as tools. */
+export interface McpOptions {
+  /** Under `basePath`. Default `/mcp`. */
+  readonly path?: string
+  /** The server name agents see. Default: the OpenAPI or docs title, else "queryserve". */
+  readonly name?: string
+  /** The server version agents see. Default: the OpenAPI document's version, else "1.0.0". */
+  readonly version?: string
+  /** Text telling agents how to use the tools (MCP's `instructions`). */
+  readonly instructions?: string
+}
+
 export type QueryLoggingOption = boolean | "json" | ((event: ServeQueryEvent) => void)
 
 export interface ServeConfig<
@@ -288,4 +314,11 @@ export interface ServeConfig<
    * `layer` installs a tracer (e.g. @effect/opentelemetry), off otherwise; off costs nothing.
    */
   readonly tracing?: boolean
+  /** Prometheus metrics of every endpoint at `basePath + "/metrics"` (prom-client, loaded only when on). */
+  readonly metrics?: boolean | MetricsOptions
+  /**
+   * Serves every endpoint as a tool for AI agents over the Model Context Protocol (Streamable HTTP,
+   * stateless) at `basePath + /mcp`, behind the same auth, guards, tenant isolation and rate limits.
+   */
+  readonly mcp?: boolean | McpOptions
 }

@@ -12,6 +12,7 @@ import type { HttpMethod, ServeHandler, ServeRequest } from "../domain/http.js"
 import type { MaybePromise } from "../domain/maybePromise.js"
 import { type ContractPaths, contractPaths, contractRoutes } from "../docs/routes.js"
 import { makeServeLayer } from "../layers/serveLayer.js"
+import { mcpRoutes } from "../mcp/route.js"
 import { describeRoutes, type ServeEndpoint } from "../openapi/endpoint.js"
 import { checkAuthFailureLimit } from "../pipeline/authFailures.js"
 import { compileCors } from "../pipeline/cors.js"
@@ -94,11 +95,14 @@ export const defineServe = <
     config.layer ?? Layer.empty,
     config.tracing === undefined ? Layer.empty : Layer.succeed(StageTracing, config.tracing)
   )
-  const describe = (): ReadonlyArray<ServeEndpoint> => {
-    if (pipeline instanceof Promise) throw new Error("describe(): the runtime is still starting; await builder.runtime first")
-    return describeRoutes(pipeline.routes())
+  /** The pipeline, for what runs once it is built (requests reach static routes only through it). */
+  const built = (caller: string): PipelineService => {
+    if (pipeline instanceof Promise) throw new Error(`${caller}: the runtime is still starting; await builder.runtime first`)
+    return pipeline
   }
-  const runtime = ManagedRuntime.make(makeServeLayer(definition, () => contractRoutes(definition, describe), userLayer))
+  const describe = (): ReadonlyArray<ServeEndpoint> => describeRoutes(built("describe()").routes())
+  const staticRoutes = () => [...contractRoutes(definition, describe), ...mcpRoutes(definition, () => built("mcp"))]
+  const runtime = ManagedRuntime.make(makeServeLayer(definition, staticRoutes, userLayer))
   let pipeline = acquirePipeline(runtime)
   if (pipeline instanceof Promise) void pipeline.then((ready) => (pipeline = ready))
   const withPipeline = <A>(f: (p: PipelineService) => MaybePromise<A>): MaybePromise<A> =>

@@ -52,6 +52,8 @@ export interface ProcedureBuilder<
   public(): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
   tenant(config: TenantOverride<TAuth> | false): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
   custom(metadata: Readonly<Record<string, unknown>>): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
+  /** `.mcp(false)` keeps the endpoint out of the MCP tools; it stays an HTTP endpoint. */
+  mcp(enabled: boolean): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
   use(...middlewares: ReadonlyArray<ServeMiddleware<TInput, TAuth, TContext>>): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
 
   /** Ends the chain with the handler: `({ input, ctx }) => result`. */
@@ -102,6 +104,7 @@ class Procedure {
   public() { return this.with({ requiresAuth: false }) }
   tenant(config: TenantOverride | false) { return this.with({ tenant: config }) }
   custom(metadata: Readonly<Record<string, unknown>>) { return this.with({ custom: { ...this.config.custom, ...metadata } }) }
+  mcp(enabled: boolean) { return this.with({ mcp: enabled }) }
   use(...middlewares: ReadonlyArray<ServeMiddleware>) {
     return this.with({ middlewares: [...(this.config.middlewares ?? []), ...middlewares] })
   }

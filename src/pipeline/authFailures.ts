@@ -1,9 +1,10 @@
 import type { AuthFailureLimitOptions } from "../domain/config.js"
-import { RateLimited, type ServeError } from "../domain/errors.js"
+import { RateLimited, type ServeError, toServeError } from "../domain/errors.js"
 import { clientAddress, type ServeRequest, trustedHopCount } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
 import { makeMemoryRateLimitStore, type MemoryRateLimitStore } from "../layers/memoryRateLimitStore.js"
 import { DEFAULT_STORE_TIMEOUT_MS, withDeadline } from "../layers/storeDeadline.js"
+import type { AuthenticatorService } from "../services/Authenticator.js"
 import type { RateLimitStoreService } from "../services/RateLimitStore.js"
 
 /** Throws, with what to change, on options that could not work. */
@@ -20,7 +21,7 @@ export const checkAuthFailureLimit = (options: AuthFailureLimitOptions): void =>
  * A credential-guessing failure: a 401 other than "no credentials" (which tells a guesser nothing,
  * and is what a browser's first call without a token gets).
  */
-export const isAuthFailure = (error: ServeError): boolean =>
+const isAuthFailure = (error: ServeError): boolean =>
   error._tag === "Unauthorized" ? error.reason !== "missing_credentials" : error._tag === "ServeHttpError" && error.status === 401
 
 /**
@@ -30,7 +31,7 @@ export const isAuthFailure = (error: ServeError): boolean =>
  * there, and the shared count it answers is taken in: a process learns of failures elsewhere at its
  * own next failure from that address.
  */
-export class AuthFailureGuard {
+class AuthFailureGuard {
   private readonly local: MemoryRateLimitStore = makeMemoryRateLimitStore()
   private readonly shared: RateLimitStoreService | undefined
   private readonly trustedHops: number
@@ -96,5 +97,35 @@ export class AuthFailureGuard {
       "[queryserve] authFailureLimit: a failed authentication without a client address is not counted " +
         "(an in-process call, or the fetch handler without trustProxy behind a proxy that sets X-Forwarded-For)"
     )
+  }
+}
+
+/**
+ * `authenticator` under `authFailureLimit` (as is without it): before the strategies run, an address
+ * that used up its failures gets 429; a failure they end in is counted. Strategies are only run for
+ * routes that authenticate, so public endpoints are neither checked nor counted.
+ */
+export const limitAuthFailures = (
+  authenticator: AuthenticatorService,
+  options: AuthFailureLimitOptions | undefined
+): AuthenticatorService => {
+  if (options === undefined) return authenticator
+  const guard = new AuthFailureGuard(options)
+  const counted = (request: ServeRequest, thrown: unknown): never => {
+    if (isAuthFailure(toServeError(thrown))) guard.failed(request)
+    throw thrown
+  }
+  return {
+    authenticate: (strategies, request, endpoint) => {
+      if (strategies.length === 0) return authenticator.authenticate(strategies, request, endpoint)
+      guard.admit(request)
+      let caller: ReturnType<AuthenticatorService["authenticate"]>
+      try {
+        caller = authenticator.authenticate(strategies, request, endpoint)
+      } catch (thrown) {
+        return counted(request, thrown)
+      }
+      return isPromiseLike(caller) ? Promise.resolve(caller).catch((thrown: unknown) => counted(request, thrown)) : caller
+    }
   }
 }

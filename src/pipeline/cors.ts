@@ -8,6 +8,8 @@ export interface CorsPlan {
   headersFor(origin: string | undefined): Readonly<Record<string, string>>
   /** Headers for a preflight answer, or undefined when the origin is not allowed. */
   preflightFor(origin: string | undefined, requestedHeaders: string | undefined): Record<string, string> | undefined
+  /** Whether pages of `origin` may read answers. */
+  allows(origin: string): boolean
 }
 
 /** undefined: every origin is allowed (no `origin`, or `*` alone or in a list). */
@@ -67,6 +69,7 @@ export const compileCors = (option: true | CorsOptions | undefined): CorsPlan | 
 
   return {
     headersFor,
+    allows: allowedOrigin,
     preflightFor: (origin, requestedHeaders) => {
       if (!wildcard && !allowedOrigin(origin)) return undefined
       const headers: Record<string, string> = { ...headersFor(origin), "access-control-allow-methods": methods }

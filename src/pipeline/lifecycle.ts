@@ -1,6 +1,6 @@
 import type { EndpointInfo, ServeLifecycleHooks } from "../domain/config.js"
 import type { ServeError } from "../domain/errors.js"
-import type { ServeQueryEvent } from "../domain/event.js"
+import type { QueryTransport, ServeQueryEvent } from "../domain/event.js"
 import type { ServeRequest } from "../domain/http.js"
 import type { ServeQueryLogger } from "../services/QueryLogger.js"
 
@@ -13,6 +13,7 @@ export interface ExecutionRecord {
   readonly request: ServeRequest
   readonly startTime: number
   readonly startedAt: number
+  readonly transport: QueryTransport | undefined
 }
 
 /** The thrown value behind a classified error, for onError and log events. */
@@ -61,7 +62,8 @@ export class Lifecycle {
         path: record.path,
         method: record.method,
         status: "started",
-        startTime: record.startTime
+        startTime: record.startTime,
+        transport: record.transport
       })
     }
   }
@@ -129,6 +131,7 @@ export class Lifecycle {
       durationMs,
       input,
       responseStatus,
+      transport: record.transport,
       ...outcome
     }
   }

@@ -9,11 +9,14 @@ import { readInput } from "./input.js"
 import type { ContextHandler } from "./middleware.js"
 import type { EndpointPlan } from "./plan.js"
 
-/** What an in-process `execute` supplies instead of reading the request. */
+/** What a caller other than an endpoint's own route (in-process `execute`, an MCP tool call) supplies instead of reading the request. */
 export interface PresetInputs {
+  /** The input to validate; the request's query string and body are not read. */
   readonly input?: unknown
-  /** Merged into `ctx`; an `auth` here is taken as the authenticated caller and strategies are skipped. */
+  /** Merged into `ctx`. */
   readonly context?: Readonly<Record<string, unknown>>
+  /** The caller, already authenticated; undefined runs the endpoint's strategies on the request. */
+  readonly auth?: ServeAuthContext | null
 }
 
 /**
@@ -21,7 +24,7 @@ export interface PresetInputs {
  * `EndpointStages` chains them directly; the traced runner (tracing.ts) runs each in its own span.
  */
 export interface StageSteps {
-  /** The caller: the strategies in order, or the `auth` an in-process call presets. */
+  /** The caller: the strategies in order, or the `auth` a preset carries. */
   authenticate(plan: EndpointPlan, ctx: RequestContext, preset: PresetInputs | undefined): MaybePromise<ServeAuthContext | null>
   /** requireAuth, then roles, then scopes, against `ctx.auth`. */
   authorize(plan: EndpointPlan, ctx: RequestContext): void
@@ -53,8 +56,8 @@ export const makeStageSteps = (
 
   return {
     authenticate: (plan, ctx, preset) => {
-      const auth = preset?.context?.auth
-      return auth !== undefined ? (auth as ServeAuthContext | null) : authenticator.authenticate(plan.strategies, ctx.request, plan.info)
+      const auth = preset?.auth
+      return auth !== undefined ? auth : authenticator.authenticate(plan.strategies, ctx.request, plan.info)
     },
     authorize: (plan, ctx) => runGuards(plan, ctx.auth),
     isolateTenant: (plan, ctx) => {

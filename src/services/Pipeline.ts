@@ -1,12 +1,16 @@
-import { Context, Effect, Layer, type Runtime } from "effect"
-import type { EndpointInfo } from "../domain/config.js"
+import { Context, Effect, Layer, Option, type Runtime } from "effect"
+import type { AuthStrategy, EndpointInfo, ServeAuthContext } from "../domain/config.js"
 import type { ServeDefinition } from "../domain/definition.js"
 import { toErrorResponse } from "../domain/envelope.js"
 import { NotFound, type ServeError, ServeHttpError, toServeError } from "../domain/errors.js"
+import type { QueryTransport } from "../domain/event.js"
 import { getHeader, type ServeRequest, type ServeResponse } from "../domain/http.js"
-import { type MaybePromise, andThen, isPromiseLike } from "../domain/maybePromise.js"
+import { type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
+import { Metrics } from "../metrics/Metrics.js"
+import { metricsRoute } from "../metrics/route.js"
+import { limitAuthFailures } from "../pipeline/authFailures.js"
 import { RequestContext } from "../pipeline/context.js"
-import { AuthFailureGuard, isAuthFailure } from "../pipeline/authFailures.js"
+import { runGuards } from "../pipeline/guards.js"
 import { compileCors, type CorsPlan } from "../pipeline/cors.js"
 import { settleBeforeDeadline } from "../pipeline/deadline.js"
 import { FORMAT_SUFFIXES, negotiateFormat, type Representation } from "../pipeline/formats.js"
@@ -17,19 +21,15 @@ import { type ShapedOutput, shapeOutput } from "../pipeline/output.js"
 import { errorResponse, finishHeaders, type Settled, toResponse } from "../pipeline/respond.js"
 import { compileRoutes, type EndpointPlan, type RoutePlan } from "../pipeline/plan.js"
 import { resolveRequestId } from "../pipeline/requestId.js"
+import { answerStatic, type StaticRoute } from "../pipeline/staticRoute.js"
 import { normalizePath, Router } from "../pipeline/router.js"
-import { EndpointStages, makeStageSteps } from "../pipeline/stages.js"
+import { EndpointStages, makeStageSteps, type PresetInputs } from "../pipeline/stages.js"
 import { tracedStages, tracingEnabled } from "../pipeline/tracing.js"
 import { Authenticator, type AuthenticatorService } from "./Authenticator.js"
+
+export type { StaticAnswer, StaticRoute } from "../pipeline/staticRoute.js"
 import { QueryLogger, type ServeQueryLogger } from "./QueryLogger.js"
 import { TenantIsolation, type TenantIsolationService } from "./TenantIsolation.js"
-
-/** A route that is not an endpoint (docs page, OpenAPI document, static assets). */
-export interface StaticRoute {
-  readonly method: "GET"
-  readonly path: string
-  readonly respond: (request: ServeRequest) => MaybePromise<Omit<ServeResponse, "headers"> & { readonly headers?: Record<string, string> }>
-}
 
 export interface ExecuteOptions {
   readonly input?: unknown
@@ -37,6 +37,18 @@ export interface ExecuteOptions {
   readonly context?: Readonly<Record<string, unknown>>
   readonly request?: Partial<ServeRequest>
 }
+
+/** An endpoint run for another transport than its own route (MCP): the request is that transport's. */
+export interface CallOptions extends PresetInputs {
+  readonly request: ServeRequest
+  readonly requestId: string
+  readonly transport: QueryTransport
+}
+
+/** How one endpoint execution ended: its (encoded) value, or the error its response would carry. */
+export type ExecutionOutcome =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: ServeError }
 
 export interface PipelineService {
   /** Answers one request: routing, the stages of SPEC.md's processing order, and the response. */
@@ -48,6 +60,12 @@ export interface PipelineService {
   endpoint(key: string): EndpointInfo | undefined
   /** Recompiles the plans after the definition changed (`use`, `useAuth`, `route`). */
   refresh(): void
+  /** Runs `strategies` on `request` with the Authenticator; throws (or rejects) Unauthorized for invalid credentials. */
+  authenticate(strategies: ReadonlyArray<AuthStrategy>, request: ServeRequest, endpoint: EndpointInfo): MaybePromise<ServeAuthContext | null>
+  /** Whether `caller` passes an endpoint's guards: required auth, roles, scopes and a required tenant. */
+  admits(key: string, caller: ServeAuthContext | null): boolean
+  /** Runs an endpoint through its stages for another transport, with the input given; never rejects. */
+  call(key: string, options: CallOptions): MaybePromise<ExecutionOutcome>
 }
 
 interface Stages {
@@ -77,7 +95,6 @@ export const makePipeline = (
   const { lifecycle, runEffect, tracing } = stages
   const steps = makeStageSteps(definition, stages.authenticator, stages.tenants)
   const cors: CorsPlan | undefined = compileCors(definition.cors)
-  const authFailures = definition.authFailureLimit === undefined ? undefined : new AuthFailureGuard(definition.authFailureLimit)
   let router = new Router<RouteTarget>()
   let routePlans: ReadonlyArray<RoutePlan> = []
   const byKey = new Map<string, CompiledEndpoint>()
@@ -122,15 +139,14 @@ export const makePipeline = (
     try {
       output = shapeOutput(compiled.plan, ctx, value, representation)
     } catch (thrown) {
-      return fail(compiled, ctx, record, thrown)
+      return fail(ctx, record, thrown)
     }
     if (record !== undefined) lifecycle.completed(record, ctx.input, output.status, value)
     return { ok: true, value, ctx, output }
   }
 
-  const fail = (compiled: CompiledEndpoint, ctx: RequestContext, record: ExecutionRecord | undefined, thrown: unknown): Settled => {
+  const fail = (ctx: RequestContext, record: ExecutionRecord | undefined, thrown: unknown): Settled => {
     const error = toServeError(thrown)
-    if (compiled.plan.countsAuthFailures && isAuthFailure(error)) authFailures?.failed(ctx.request)
     if (record !== undefined) lifecycle.failed(record, ctx.input, toErrorResponse(error).status, error)
     return { ok: false, error, ctx }
   }
@@ -140,8 +156,9 @@ export const makePipeline = (
     compiled: CompiledEndpoint,
     request: ServeRequest,
     requestId: string,
-    options: ExecuteOptions | undefined,
-    representation: Representation | undefined
+    preset: PresetInputs | undefined,
+    representation: Representation | undefined,
+    transport: QueryTransport | undefined
   ): MaybePromise<Settled> => {
     const ctx = new RequestContext(request, requestId, compiled.plan.info, null)
     let record: ExecutionRecord | undefined
@@ -153,26 +170,25 @@ export const makePipeline = (
         path: request.path,
         request,
         startTime: Date.now(),
-        startedAt: performance.now()
+        startedAt: performance.now(),
+        transport
       }
       lifecycle.started(record)
     }
     let result: MaybePromise<unknown>
     try {
-      // Before any strategy runs: an address that used up its failed authentications is not heard.
-      if (compiled.plan.countsAuthFailures && options?.context?.auth === undefined) authFailures?.admit(request)
       result = tracing
-        ? runEffect(tracedStages(steps, compiled.plan, ctx, options), ctx.signal)
-        : compiled.stages.run(ctx, options)
+        ? runEffect(tracedStages(steps, compiled.plan, ctx, preset), ctx.signal)
+        : compiled.stages.run(ctx, preset)
     } catch (thrown) {
-      return fail(compiled, ctx, record, thrown)
+      return fail(ctx, record, thrown)
     }
     if (!isPromiseLike(result)) return succeed(compiled, ctx, record, representation, result)
     return settleBeforeDeadline(
       result,
       request,
       (value) => succeed(compiled, ctx, record, representation, value),
-      (thrown) => fail(compiled, ctx, record, thrown)
+      (thrown) => fail(ctx, record, thrown)
     )
   }
 
@@ -193,16 +209,9 @@ export const makePipeline = (
         : new NotFound({ message: `Method ${method} is not allowed on ${path}`, allow })
       return errorResponse(error, requestId, corsHeaders, undefined)
     }
-    if ("static" in target) {
-      return andThen(target.static.respond(request), (answer) => ({
-        status: answer.status,
-        headers: finishHeaders({ ...answer.headers }, requestId, corsHeaders, undefined),
-        body: method === "HEAD" ? null : answer.body,
-        ...(answer.compressed !== undefined ? { compressed: answer.compressed } : {})
-      }))
-    }
+    if ("static" in target) return answerStatic(target.static, request, requestId, corsHeaders)
     const representation = target.representation ?? negotiateFormat(getHeader(request, "accept"))
-    const settled = execute(target.endpoint, request, requestId, undefined, representation)
+    const settled = execute(target.endpoint, request, requestId, undefined, representation, "http")
     const head = method === "HEAD"
     return isPromiseLike(settled)
       ? Promise.resolve(settled).then((s) => toResponse(s, requestId, corsHeaders, head))
@@ -221,14 +230,32 @@ export const makePipeline = (
         ...options.request
       }
       const requestId = resolveRequestId(request)
-      return Promise.resolve(execute(compiled, request, requestId, options, undefined)).then((settled) => {
+      const preset: PresetInputs = { input: options.input, context: options.context, auth: options.context?.auth as ServeAuthContext | null | undefined }
+      return Promise.resolve(execute(compiled, request, requestId, preset, undefined, undefined)).then((settled) => {
         if (settled.ok) return settled.value
         throw toThrowable(settled.error)
       })
     },
     routes: () => routePlans,
     endpoint: (key) => byKey.get(key)?.plan.info,
-    refresh: compile
+    refresh: compile,
+    authenticate: (strategies, request, endpoint) => stages.authenticator.authenticate(strategies, request, endpoint),
+    admits: (key, caller) => {
+      const plan = byKey.get(key)?.plan
+      if (plan === undefined) return false
+      try {
+        runGuards(plan, caller)
+        if (plan.tenant !== undefined) stages.tenants.resolve(plan.tenant, caller)
+        return true
+      } catch {
+        return false
+      }
+    },
+    call: (key, options) => {
+      const compiled = byKey.get(key)
+      if (compiled === undefined) return { ok: false, error: new NotFound({ message: `No endpoint named "${key}"` }) }
+      return execute(compiled, options.request, options.requestId, options, undefined, options.transport)
+    }
   }
 }
 
@@ -242,7 +269,8 @@ const toThrowable = (error: ServeError): Error => {
 export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, PipelineService>() {
   /**
    * The request pipeline over a definition. Handlers that return an Effect run on the runtime this
-   * layer is built in, so the services provided to it (config.layer) reach them.
+   * layer is built in, so the services provided to it (config.layer) reach them. With `metrics` on,
+   * the Metrics service (required then) observes the logger's events and gets its route.
    */
   static layer(
     definition: ServeDefinition,
@@ -251,10 +279,20 @@ export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, Pipel
     return Layer.effect(
       Pipeline,
       Effect.gen(function*() {
-        const authenticator = yield* Authenticator
+        // Every route that authenticates (endpoints, MCP, metrics) counts failures and refuses used-up addresses.
+        const authenticator = limitAuthFailures(yield* Authenticator, definition.authFailureLimit)
         const tenants = yield* TenantIsolation
         const logger: ServeQueryLogger = yield* QueryLogger
         const runtime = yield* Effect.runtime<never>()
+        const plan = definition.metrics
+        let routes = staticRoutes
+        if (plan !== undefined) {
+          const metrics = yield* Effect.serviceOption(Metrics).pipe(
+            Effect.map(Option.getOrThrowWith(() => new Error("metrics is on but no Metrics service was provided: provide Metrics.layer()")))
+          )
+          logger.on(metrics.observe)
+          routes = () => [...staticRoutes(), metricsRoute(definition, plan, metrics, authenticator)]
+        }
         return makePipeline(
           definition,
           {
@@ -264,7 +302,7 @@ export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, Pipel
             runEffect: makeEffectRunner(runtime as Runtime.Runtime<never>),
             tracing: yield* tracingEnabled
           },
-          staticRoutes
+          routes
         )
       })
     )

@@ -12,6 +12,7 @@ import {
   RateLimitStore,
   type RateLimitStoreService,
   redisRateLimitStoreLayer,
+  type ServeHandler,
   type ServeRequest
 } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
@@ -37,7 +38,7 @@ const request = (address: string, key?: string, extra: Record<string, string> = 
   remoteAddress: address
 })
 
-const status = async (api: ReturnType<typeof makeApi>["api"], req: ServeRequest) => (await api.handler(req)).status
+const status = async (api: { readonly handler: ServeHandler }, req: ServeRequest) => (await api.handler(req)).status
 
 describe("authFailureLimit", () => {
   it("answers 429 with Retry-After once an address reached max failures, before any strategy runs, even for a good key", async () => {
@@ -93,6 +94,34 @@ describe("authFailureLimit", () => {
     const statuses = Object.fromEntries(api.describe().map((endpoint) => [endpoint.key, endpoint.errorStatuses]))
     expect(statuses.me).toContain(429)
     expect(statuses.open).not.toContain(429)
+  })
+
+  it("throttles the MCP and metrics routes too, which authenticate with the same strategies", async () => {
+    const api = defineServe({
+      auth: apiKeyAuth({ keys: KEYS }),
+      authFailureLimit: { max: 2, windowMs: 60_000 },
+      mcp: true,
+      metrics: true,
+      queries: { me: ({ ctx }: { ctx: { auth: unknown } }) => ctx.auth }
+    })
+    const mcp = (address: string, key: string) =>
+      api.handler({
+        method: "POST",
+        path: "/api/analytics/mcp",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "x-api-key": key },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+        remoteAddress: address
+      })
+    const metrics = (address: string, key: string) => api.handler(request(address, key, {}, "metrics"))
+    for (let i = 0; i < 2; i++) expect((await mcp("192.0.2.50", "bad")).status).toBe(401)
+    expect((await mcp("192.0.2.50", "good-key")).status).toBe(429)
+    expect((await metrics("192.0.2.50", "good-key")).status).toBe(429)
+    expect((await status(api, request("192.0.2.50", "good-key")))).toBe(429)
+    // Failures on the metrics route count as well.
+    for (let i = 0; i < 2; i++) expect((await metrics("192.0.2.51", "bad")).status).toBe(401)
+    expect((await mcp("192.0.2.51", "good-key")).status).toBe(429)
+    expect((await mcp("192.0.2.52", "good-key")).status).toBe(200)
+    await api.dispose()
   })
 
   it("refuses options that cannot work at defineServe", () => {

@@ -62,7 +62,7 @@ describe.skipIf(!available)("DEMO_ENGINE=clickhouse npm start", () => {
 
   it("answers the printed commands", async () => {
     const commands = [...demo.output().matchAll(/^  curl -s -H 'x-api-key: ([\w-]+)' '(\S+)'$/gm)]
-    expect(commands).toHaveLength(4)
+    expect(commands).toHaveLength(5)
     for (const [line, key, url] of commands) {
       const answer = await fetch(url!, { headers: { "x-api-key": key! } })
       expect(answer.status, line).toBe(200)
