@@ -23,6 +23,7 @@ export { ServeClientError } from "./client/ServeClientError.js"
 
 export type {
   AnyQueryConfig,
+  AuthFailureLimitOptions,
   AuthStrategy,
   CorsOptions,
   DocsOptions,
@@ -46,8 +47,10 @@ export type {
   ServeQueryConfig,
   ServeQueryEntry,
   TenantConfig,
-  TenantMode
+  TenantMode,
+  TenantOverride
 } from "./domain/config.js"
+export { TenantScopeError } from "./pipeline/autoInject.js"
 export type { ErrorEnvelope } from "./domain/envelope.js"
 export { toErrorResponse } from "./domain/envelope.js"
 export {
@@ -69,7 +72,7 @@ export type { ErrorType, ServeError, ServeHttpErrorOptions, ValidationIssue } fr
 export type { QueryTransport, ServeQueryEvent } from "./domain/event.js"
 export { formatQueryEvent, formatQueryEventJSON } from "./domain/event.js"
 export { getHeader, normalizeHeaderMap } from "./domain/http.js"
-export type { HttpMethod, ServeHandler, ServeRequest, ServeResponse } from "./domain/http.js"
+export type { CorsHeaders, HttpMethod, ServeHandler, ServeRequest, ServeResponse } from "./domain/http.js"
 export type { SchemaInput, SchemaOutput, ServeSchema } from "./domain/schema.js"
 
 export { requireAuthMiddleware, requireRoleMiddleware, requireScopeMiddleware } from "./pipeline/guardMiddlewares.js"

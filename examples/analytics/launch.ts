@@ -4,7 +4,7 @@
  * commands to paste, and the time from process start to the first answered request.
  */
 import { redisResultCacheStore } from "queryserve"
-import { API_KEY_HEADER, type AnalyticsEndpoint, createAnalyticsApi, DEMO_API_KEYS } from "./api.js"
+import { API_KEY_HEADER, type AnalyticsEndpoint, createAnalyticsApi, DEMO_API_KEYS, DEMO_AUTH_FAILURE_LIMIT } from "./api.js"
 import type { Db } from "./sql.js"
 
 export interface DemoBackend {
@@ -51,6 +51,8 @@ const banner = (label: string, baseUrl: string, served: ReadonlySet<string>): st
     "",
     `API keys (header ${API_KEY_HEADER}):`,
     ...keys,
+    `  after ${DEMO_AUTH_FAILURE_LIMIT.max} wrong keys from one address within ${DEMO_AUTH_FAILURE_LIMIT.windowMs / 60_000} min, ` +
+      "that address gets 429 until the window ends",
     "",
     "Try:",
     ...commands,

@@ -55,7 +55,7 @@ export const createFetchHandler = (handler: ServeHandler, options: FetchHandlerO
     const remoteAddress = forwardedAddress(headers["x-forwarded-for"], trustedHops)
     const serveRequest = new TransportRequest(method, path, query, headers, body, remoteAddress, request, request.signal)
     const pending = handler(serveRequest)
-    return isPromiseLike(pending) ? new Promise((resolve) => deliverInTime(deadlines, serveRequest, pending, resolve)) : pending
+    return isPromiseLike(pending) ? new Promise((resolve) => deliverInTime(deadlines, serveRequest, pending, resolve, handler.corsHeaders)) : pending
   }
 
   return async (request) => {
@@ -67,7 +67,7 @@ export const createFetchHandler = (handler: ServeHandler, options: FetchHandlerO
       return await toFetchResponse(await answer(request, headers), headers)
     } catch (error) {
       const failure = error instanceof PayloadTooLarge ? error : new InternalError({ cause: error })
-      return toFetchResponse(adapterErrorResponse(failure, headers), headers)
+      return toFetchResponse(adapterErrorResponse(failure, headers, handler.corsHeaders), headers)
     }
   }
 }

@@ -70,6 +70,7 @@ export const makeNodeListener = (
 ): RequestListener => {
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const trustedHops = trustedHopCount(options.trustProxy)
+  const cors = handler.corsHeaders
   const deadlines: DeadlineQueue | undefined = deadlineQueue(options.requestTimeout)
 
   /** Writes the one answer of an admitted request; later attempts (a late handler after a 504) are dropped. */
@@ -80,16 +81,16 @@ export const makeNodeListener = (
       if (gate.draining) close = true
       gate.leave()
     }
-    writeResponse(res, response, close)
+    writeResponse(res, response, close, cors)
   }
   const fail = (req: IncomingMessage, res: ServerResponse, error: ServeError, close = false): void =>
-    send(res, adapterErrorResponse(error, req.headers), close)
+    send(res, adapterErrorResponse(error, req.headers, cors), close)
 
   const awaitAnswer = (res: ServerResponse, request: TransportRequest, answer: PromiseLike<ServeResponse>): void => {
     res.on("close", () => {
       if (!res.writableFinished) request.abort(clientClosed())
     })
-    deliverInTime(deadlines, request, answer, (response) => send(res, response, false))
+    deliverInTime(deadlines, request, answer, (response) => send(res, response, false), cors)
   }
 
   const dispatch = (req: IncomingMessage, res: ServerResponse, body: unknown): void => {
@@ -108,7 +109,7 @@ export const makeNodeListener = (
 
   return (req, res) => {
     if (gate !== undefined) {
-      if (gate.draining) return writeResponse(res, adapterErrorResponse(shuttingDown, req.headers), true)
+      if (gate.draining) return writeResponse(res, adapterErrorResponse(shuttingDown, req.headers, cors), true, cors)
       gate.enter()
     }
     // RFC 9112 requires Host; startNodeServer leaves this check to us, as node:http's own answers a bare 400.

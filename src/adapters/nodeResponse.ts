@@ -10,7 +10,7 @@ import {
   type ZlibOptions
 } from "node:zlib"
 import { InternalError } from "../domain/errors.js"
-import type { ContentCoding, ServeResponse } from "../domain/http.js"
+import type { ContentCoding, CorsHeaders, ServeResponse } from "../domain/http.js"
 import { compressible, encodingHeaders, MIN_COMPRESSED_BYTES, negotiateEncoding, notModifiedHeaders } from "./compression.js"
 import { adapterErrorResponse } from "./transport.js"
 
@@ -44,14 +44,20 @@ const compressedBody = (response: ServeResponse, body: string, bytes: number, co
   return output
 }
 
-const finish = (res: ServerResponse, status: number, headers: Record<string, string>, body: string | Uint8Array | null): void => {
+const finish = (
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: string | Uint8Array | null,
+  cors: CorsHeaders | undefined
+): void => {
   try {
     res.writeHead(status, headers)
   } catch (error) {
     // node:http refuses some statuses and header values (a ServeHttpError with status 99, a CR or LF
     // a handler put into ctx.setHeader); thrown here, that would end the process. It is a 500 instead.
     console.error("[queryserve] node:http refused the response; answering 500 instead", error)
-    const fallback = adapterErrorResponse(new InternalError({ cause: error }), res.req.headers)
+    const fallback = adapterErrorResponse(new InternalError({ cause: error }), res.req.headers, cors)
     // The refused attempt already set a status message; name the 500 explicitly.
     res.writeHead(fallback.status, STATUS_CODES[fallback.status], fallback.headers)
     return void res.end(fallback.body)
@@ -65,19 +71,25 @@ const acceptEncoding = (res: ServerResponse): string | undefined => {
 }
 
 /** Sends a compressible body of `bytes` bytes in the coding the client prefers, or as it is. */
-const writeCompressible = (res: ServerResponse, response: ServeResponse, body: string, bytes: number): void => {
+const writeCompressible = (
+  res: ServerResponse,
+  response: ServeResponse,
+  body: string,
+  bytes: number,
+  cors: CorsHeaders | undefined
+): void => {
   const { status, headers } = response
   const coding = negotiateEncoding(acceptEncoding(res), CODINGS)
   const identity = () => {
     headers["content-length"] = String(bytes)
-    finish(res, status, encodingHeaders(headers, undefined), body)
+    finish(res, status, encodingHeaders(headers, undefined), body, cors)
   }
   if (coding === undefined) return identity()
   const send = (output: Uint8Array) => {
     if (res.destroyed) return
     const encoded = encodingHeaders(headers, coding)
     encoded["content-length"] = String(output.byteLength)
-    finish(res, status, encoded, output)
+    finish(res, status, encoded, output, cors)
   }
   let output: Uint8Array | Promise<Uint8Array>
   try {
@@ -98,17 +110,17 @@ const writeCompressible = (res: ServerResponse, response: ServeResponse, body: s
  * Writes one response: status, headers and body, with a Content-Length (without one node:http
  * answers chunked). Text bodies over 1 KiB are compressed when Accept-Encoding allows; smaller ones
  * pay nothing beyond the length they needed anyway. The pipeline builds a fresh header object per
- * response, so it is completed in place.
+ * response, so it is completed in place. `cors` goes on the 500 that replaces a response node:http refuses.
  */
-export const writeResponse = (res: ServerResponse, response: ServeResponse, close: boolean): void => {
+export const writeResponse = (res: ServerResponse, response: ServeResponse, close: boolean, cors: CorsHeaders | undefined): void => {
   if (close) res.setHeader("connection", "close")
   const body = response.body
   if (body !== null) {
     const bytes = Buffer.byteLength(body)
-    if (bytes > MIN_COMPRESSED_BYTES && compressible(response)) return writeCompressible(res, response, body, bytes)
+    if (bytes > MIN_COMPRESSED_BYTES && compressible(response)) return writeCompressible(res, response, body, bytes, cors)
     response.headers["content-length"] = String(bytes)
   } else if (response.status === 304) {
     notModifiedHeaders(response.headers, res.req.headers["if-none-match"])
   }
-  finish(res, response.status, response.headers, body)
+  finish(res, response.status, response.headers, body, cors)
 }

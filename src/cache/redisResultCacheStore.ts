@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { openRedisConnection } from "../layers/redisConnection.js"
-import { withDeadline } from "../layers/storeDeadline.js"
+import { DEFAULT_STORE_TIMEOUT_MS, withDeadline } from "../layers/storeDeadline.js"
 import { keyPattern } from "./cacheKey.js"
 import { type ResultCacheKey, ResultCacheStore, type ResultCacheStoreService, StoredResult } from "./ResultCacheStore.js"
 
@@ -23,7 +23,6 @@ export interface RedisResultCacheStoreOptions {
 export type RedisResultCacheConnection = { readonly url: string } | { readonly client: RedisResultCacheClient }
 
 const DEFAULT_PREFIX = "queryserve:cache:"
-const DEFAULT_TIMEOUT_MS = 250
 const SCAN_COUNT = "1000"
 
 /** Backslash before the characters a Redis pattern reads specially, so a prefix matches as written. */
@@ -46,7 +45,7 @@ export const makeRedisResultCacheStore = (
   options: RedisResultCacheStoreOptions = {}
 ): ResultCacheStoreService => {
   const prefix = options.prefix ?? DEFAULT_PREFIX
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS
   const send = (args: Array<string>): Promise<unknown> =>
     withDeadline(client.sendCommand(args), timeoutMs, `Redis did not answer ${args[0]} within ${timeoutMs} ms`)
 

@@ -4,6 +4,7 @@ import type { HttpMethod, ServeRequest } from "./http.js"
 import type { MaybePromise } from "./maybePromise.js"
 import type { ServeSchema } from "./schema.js"
 import type { ServeQueryEvent } from "./event.js"
+import type { RateLimitStoreService } from "../services/RateLimitStore.js"
 
 /** What an AuthStrategy resolves a caller to. `roles` and `scopes` drive the guards. */
 export interface ServeAuthContext {
@@ -44,15 +45,28 @@ export type AuthStrategy<TAuth extends ServeAuthContext = ServeAuthContext> = (a
 export type TenantMode = "manual" | "auto-inject"
 
 export interface TenantConfig<TAuth extends ServeAuthContext = ServeAuthContext> {
-  /** Tenant id of the caller; null/undefined means none. */
-  extract(auth: TAuth | null): string | null | undefined
+  /**
+   * The caller's tenant id. A non-empty string is the id and a finite number becomes its string;
+   * anything else (undefined, null, `""`, a boolean, an array, an object) means the caller has no tenant.
+   */
+  extract(auth: TAuth | null): unknown
   /** Column that auto-inject filters on. Default "tenant_id". */
   readonly column?: string
   /** "manual" (default): `ctx.tenantId` is set and the handler filters. "auto-inject": query builders are filtered for it. */
   readonly mode?: TenantMode
-  /** Default true: a request without a tenant id is refused with 403. */
+  /** Default true: a request without a tenant id is refused with 403 `missing_tenant`. */
   readonly required?: boolean
+  /**
+   * With `required: false`: which callers without a tenant may read every tenant's rows, e.g.
+   * `(auth) => auth?.roles?.includes("admin") === true`. Anyone else without a tenant gets 403
+   * `missing_tenant`; a caller with a tenant is filtered whatever this says. Required in auto-inject
+   * mode with `required: false`, so unscoped access is always a decision written down.
+   */
+  allowUnscoped?(auth: TAuth | null): boolean
 }
+
+/** A query's own tenant config: each field it leaves out (`extract`, `column`, `mode`, ...) comes from the global one. */
+export type TenantOverride<TAuth extends ServeAuthContext = ServeAuthContext> = Partial<TenantConfig<TAuth>>
 
 /** The `ctx` that middlewares and handlers receive. */
 export type ServeContext<TInput = unknown, TAuth extends ServeAuthContext = ServeAuthContext, TContext = {}> = {
@@ -117,8 +131,8 @@ export interface ServeQueryConfig<
   readonly requiresAuth?: boolean
   readonly requiredRoles?: ReadonlyArray<string>
   readonly requiredScopes?: ReadonlyArray<string>
-  /** Overrides the global tenant config; `false` opts out. */
-  readonly tenant?: TenantConfig<TAuth> | false
+  /** Overrides fields of the global tenant config (the rest is inherited); `false` opts out. */
+  readonly tenant?: TenantOverride<TAuth> | false
   readonly cacheTtlMs?: number | null
   readonly summary?: string
   readonly description?: string
@@ -162,10 +176,19 @@ export interface ServeLifecycleHooks {
     readonly requestId: string
     readonly durationMs: number
   }) => void
+  /** Authentication failed (401): credentials missing or invalid. */
   readonly onAuthFailure?: (event: {
     readonly requestId: string
     readonly queryKey: string
     readonly reason: string
+    readonly request: ServeRequest
+  }) => void
+  /** An authenticated caller was refused (403): a missing role, scope or tenant. `required` lists the roles or scopes asked for. */
+  readonly onAuthorizationFailure?: (event: {
+    readonly requestId: string
+    readonly queryKey: string
+    readonly reason: string
+    readonly required: ReadonlyArray<string>
     readonly request: ServeRequest
   }) => void
 }
@@ -205,12 +228,39 @@ export interface OpenApiOptions {
 }
 
 export interface CorsOptions {
+  /** Allowed origins: `"*"` (default), one origin, a list, or a predicate. */
   readonly origin?: string | ReadonlyArray<string> | ((origin: string) => boolean)
   readonly methods?: ReadonlyArray<string>
   readonly allowedHeaders?: ReadonlyArray<string>
   readonly exposedHeaders?: ReadonlyArray<string>
+  /**
+   * Let browsers send cookies and read the answers. Needs an explicit `origin` (not `"*"`):
+   * `defineServe` throws otherwise, since a credentialed wildcard lets any site read the answers.
+   */
   readonly credentials?: boolean
   readonly maxAge?: number
+}
+
+/**
+ * Throttles credential guessing: failed authentications (401 `invalid_credentials`) are counted per
+ * client address, and once `max` is reached within `windowMs` that address gets 429 `RATE_LIMITED`
+ * with `Retry-After` before any strategy runs. Requests without credentials and public endpoints are
+ * not counted.
+ */
+export interface AuthFailureLimitOptions {
+  /** Failed authentications allowed per address and window. */
+  readonly max: number
+  /** Length of a window in milliseconds. */
+  readonly windowMs: number
+  /**
+   * Shares the counts between processes (a Redis store). Default: counted in this process only. Each
+   * process also keeps its own count, so no store round trip is made for a request to be admitted.
+   */
+  readonly store?: RateLimitStoreService
+  /** Proxies whose `X-Forwarded-For` entry is the address (as `rateLimit`'s). Default false: the request's address. */
+  readonly trustProxy?: boolean | number
+  /** Milliseconds an async store call may take before it counts as failed (default 250). */
+  readonly storeTimeoutMs?: number
 }
 
 /** `metrics: { ... }`: where and to whom the Prometheus text is served, and the duration buckets. */
@@ -274,6 +324,8 @@ export interface ServeConfig<
    * caller scope, and answer repeated requests from them (`x-cache: HIT`). Off by default.
    */
   readonly resultCache?: boolean | ResultCacheOptions
+  /** Throttle credential guessing per client address (off by default). */
+  readonly authFailureLimit?: AuthFailureLimitOptions
   /** Services for handlers that return an Effect. */
   readonly layer?: Layer.Layer<never, unknown, never>
   /**

@@ -1,5 +1,6 @@
 import type {
   AnyQueryConfig,
+  AuthFailureLimitOptions,
   AuthStrategy,
   CorsOptions,
   DocsOptions,
@@ -38,6 +39,7 @@ export interface ServeDefinition {
   readonly context: ServeContextFactory<Readonly<Record<string, unknown>>> | undefined
   readonly hooks: ServeLifecycleHooks
   readonly cors: true | CorsOptions | undefined
+  readonly authFailureLimit: AuthFailureLimitOptions | undefined
   readonly docs: Required<Pick<DocsOptions, "enabled" | "path">> & DocsOptions
   readonly openapi: Required<Pick<OpenApiOptions, "enabled" | "path">> & OpenApiOptions
   /** undefined when metrics are off. */
@@ -111,6 +113,7 @@ export const normalizeConfig = (config: ServeConfig<ServeQueriesMap, never, neve
     context: config.context as ServeContextFactory<Readonly<Record<string, unknown>>> | undefined,
     hooks: config.hooks ?? {},
     cors: config.cors,
+    authFailureLimit: config.authFailureLimit,
     docs: { ...config.docs, enabled: config.docs?.enabled ?? true, path: config.docs?.path ?? "/docs" },
     openapi: { ...config.openapi, enabled: config.openapi?.enabled ?? true, path: config.openapi?.path ?? "/openapi.json" },
     metrics: normalizeMetrics(basePath, config.metrics),

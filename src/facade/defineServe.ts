@@ -15,6 +15,9 @@ import { type ContractPaths, contractPaths, contractRoutes } from "../docs/route
 import { makeServeLayer } from "../layers/serveLayer.js"
 import { mcpRoutes } from "../mcp/route.js"
 import { describeRoutes, type ServeEndpoint } from "../openapi/endpoint.js"
+import { checkAuthFailureLimit } from "../pipeline/authFailures.js"
+import { compileCors } from "../pipeline/cors.js"
+import { checkTenantConfigs } from "../pipeline/plan.js"
 import { StageTracing } from "../pipeline/tracing.js"
 import { Pipeline, type PipelineService } from "../services/Pipeline.js"
 import { makeQueryLogger, QueryLogger, type ServeQueryLogger } from "../services/QueryLogger.js"
@@ -84,6 +87,10 @@ export const defineServe = <
   TContext = {}
 >(config: ServeConfig<TQueries, TAuth, TContext>): ServeBuilder<TQueries> => {
   const definition = normalizeConfig(config as unknown as ServeConfig<ServeQueriesMap, never, never>)
+  // Configuration mistakes are thrown here, with what to change, never found by a request.
+  checkTenantConfigs(definition)
+  if (definition.authFailureLimit !== undefined) checkAuthFailureLimit(definition.authFailureLimit)
+  const cors = compileCors(definition.cors)
   const logger = makeQueryLogger()
   attachConfiguredLogging(logger, config.queryLogging, config.slowQueryThreshold)
   const userLayer = Layer.mergeAll(
@@ -152,7 +159,8 @@ export const defineServe = <
     run: execute,
     describe,
     queryLogger: logger,
-    handler: (request) => withPipeline((p) => p.handle(request)),
+    // Adapters give the answers they make themselves (413, 408, 503 while draining) the same CORS headers.
+    handler: Object.assign((request: ServeRequest) => withPipeline((p) => p.handle(request)), { corsHeaders: cors?.headersFor }),
     start: (options) =>
       startNodeServer(builder.handler, options).then((server) => {
         // The document names where it is served; a wildcard address is no URL a client can use.

@@ -1,55 +1,66 @@
 import { createClient } from "redis"
 
 export interface RedisConnectionOptions {
-  /** `redis://[user:password@]host:port[/db]` */
+  /** `redis://[user:password@]host:port/db`; never logged as given (see `redactUrl`). */
   readonly url: string
-  /** What the connection is for, in log lines (e.g. "result cache"). */
+  /** What the connection is for, in log lines: "rate-limit store", "result cache". */
   readonly label: string
-  /** A command unanswered for this long fails; default: none (callers put their own deadline on each call). */
+  /**
+   * Milliseconds a command may wait to be sent (default 1000). node-redis stops counting once a
+   * command is written, so callers that must not hang on a stalled server add `withDeadline`.
+   */
   readonly commandTimeoutMs?: number
 }
 
-const createConnection = (url: string, commandTimeoutMs: number | undefined) =>
-  createClient({
-    url,
-    disableOfflineQueue: true,
-    ...(commandTimeoutMs === undefined ? {} : { commandOptions: { timeout: commandTimeoutMs } }),
-    socket: { reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) }
-  })
-
-export type RedisConnection = ReturnType<typeof createConnection>
-
-/** The URL without its user and password, for log lines. */
+/** `url` with its user and password replaced by `***`; an unparsable URL is not echoed at all. */
 export const redactUrl = (url: string): string => {
+  let parsed: URL
   try {
-    const parsed = new URL(url)
-    parsed.username = ""
-    parsed.password = ""
-    return parsed.toString()
+    parsed = new URL(url)
   } catch {
-    return "(an unparseable Redis URL)"
+    return "<unparsable Redis URL>"
   }
+  if (parsed.username !== "" || parsed.password !== "") {
+    parsed.username = "***"
+    parsed.password = ""
+  }
+  return parsed.toString()
 }
 
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+/** Reconnection backoff: 50 ms doubling, at most 2 s. */
+const backoff = (retries: number): number => Math.min(50 * 2 ** retries, 2000)
 
 /**
- * A node-redis client that connects in the background and never queues commands while
- * disconnected (`disableOfflineQueue`): while Redis is down every command fails at once, so the
- * caller falls back (fail open, query without the cache) instead of requests waiting for a
- * reconnection. It reconnects with backoff (50 ms doubling to 2 s) and logs an outage once, with
- * the URL stripped of credentials. Close it with `destroy()`.
+ * A node-redis client that fails fast while Redis is down (no offline queue: commands reject at once
+ * instead of waiting for a reconnection), reconnects with backoff, and logs an outage once and its
+ * recovery once, naming the server by its redacted URL. Connecting starts at once and is not awaited;
+ * `destroy()` the client when done.
  */
-export const openRedisConnection = (options: RedisConnectionOptions): RedisConnection => {
-  const client = createConnection(options.url, options.commandTimeoutMs)
-  let up = true
-  client.on("ready", () => (up = true))
+export const openRedisConnection = (options: RedisConnectionOptions) => {
+  const shown = redactUrl(options.url)
+  const client = createClient({
+    url: options.url,
+    disableOfflineQueue: true,
+    commandOptions: { timeout: options.commandTimeoutMs ?? 1000 },
+    socket: { reconnectStrategy: backoff }
+  })
+  let down = false
+  client.on("ready", () => {
+    if (!down) return
+    down = false
+    console.error(`[queryserve] Redis ${options.label} at ${shown} is reachable again`)
+  })
   client.on("error", (error: unknown) => {
-    if (!up) return
-    up = false
-    console.error(`[queryserve] ${options.label}: Redis at ${redactUrl(options.url)} is unreachable (${messageOf(error)}); retrying`)
+    if (down) return
+    down = true
+    // The message alone, with the URL redacted wherever a client library may have put it.
+    const reason = (error instanceof Error ? error.message : String(error)).replaceAll(options.url, shown)
+    console.error(`[queryserve] Redis ${options.label} at ${shown} is unreachable; retrying (${reason})`)
   })
   // Rejects only when closed before the first connection; the error listener has reported why.
   client.connect().catch(() => undefined)
   return client
 }
+
+/** The node-redis client `openRedisConnection` returns. */
+export type RedisConnection = ReturnType<typeof openRedisConnection>

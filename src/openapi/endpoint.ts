@@ -43,8 +43,10 @@ const errorStatusesOf = (route: RoutePlan): ReadonlyArray<number> => {
   // A GET asked for CSV or NDJSON whose result is not a list of rows.
   if (route.method === "GET") statuses.add(406)
   if (plan.requiresAuth || plan.strategies.length > 0) statuses.add(401)
-  const tenantRequired = plan.tenant !== undefined && plan.tenant.required !== false
-  if (plan.requiredRoles.length > 0 || plan.requiredScopes.length > 0 || tenantRequired) statuses.add(403)
+  // A tenant-scoped endpoint refuses callers without a tenant, unless it lets every one of them through.
+  const tenantRefuses = plan.tenant !== undefined && (plan.tenant.required || plan.tenant.allowUnscoped !== undefined)
+  if (plan.requiredRoles.length > 0 || plan.requiredScopes.length > 0 || tenantRefuses) statuses.add(403)
+  if (plan.countsAuthFailures) statuses.add(429)
   for (const middleware of plan.middlewares) {
     for (const status of (middleware as DocumentedMiddleware).errorStatuses ?? []) statuses.add(status)
   }

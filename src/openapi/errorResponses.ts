@@ -82,7 +82,8 @@ const ERROR_RESPONSES: ReadonlyMap<number, ErrorResponseSpec> = new Map([
   [413, { name: "PayloadTooLarge", description: "PAYLOAD_TOO_LARGE: the request body exceeds the server's body limit." }],
   [429, {
     name: "TooManyRequests",
-    description: "RATE_LIMITED: too many requests in the current window.",
+    // The X-RateLimit-* headers come with rateLimit's 429s; authFailureLimit's carry Retry-After only.
+    description: "RATE_LIMITED: too many requests in the current window, or too many failed authentications from this address.",
     headers: ["Retry-After", ...RATE_LIMIT_HEADERS]
   }],
   [500, { name: "InternalServerError", description: "INTERNAL_SERVER_ERROR or QUERY_FAILURE. Nothing of the original error is exposed." }],

@@ -97,12 +97,19 @@ export class Lifecycle {
   failed(record: ExecutionRecord, input: unknown, status: number, error: ServeError): void {
     const durationMs = performance.now() - record.startedAt
     const raw = rawCause(error)
-    // Both halves of access control report here: no/invalid credentials (401) and missing role, scope or tenant (403).
-    if (error._tag === "Unauthorized" || error._tag === "Forbidden") {
+    if (error._tag === "Unauthorized") {
       callHook("onAuthFailure", this.hooks.onAuthFailure, {
         requestId: record.requestId,
         queryKey: record.endpoint.key,
         reason: error.reason,
+        request: record.request
+      })
+    } else if (error._tag === "Forbidden") {
+      callHook("onAuthorizationFailure", this.hooks.onAuthorizationFailure, {
+        requestId: record.requestId,
+        queryKey: record.endpoint.key,
+        reason: error.reason,
+        required: error.required ?? [],
         request: record.request
       })
     }

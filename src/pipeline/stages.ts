@@ -36,6 +36,8 @@ export interface StageSteps {
   provideContext(plan: EndpointPlan, ctx: RequestContext, preset: PresetInputs | undefined): MaybePromise<void>
 }
 
+const NO_VALUES: Readonly<Record<string, unknown>> = {}
+
 export const makeStageSteps = (
   definition: ServeDefinition,
   authenticator: AuthenticatorService,
@@ -63,13 +65,20 @@ export const makeStageSteps = (
     },
     validate: (plan, ctx, preset) =>
       plan.input.decode(preset !== undefined ? preset.input : readInput(ctx.request.method, ctx.request, plan.input.coerce)),
-    provideContext: (plan, ctx, preset) =>
-      definition.context === undefined && preset?.context === undefined ? undefined : andThen(contextValues(ctx, preset), (values) => {
-        if (values === undefined) return
-        ctx.assign(
-          plan.tenant?.mode === "auto-inject" && ctx.tenantId !== null ? tenants.scope(values, plan.tenant, ctx.tenantId) : values
-        )
+    provideContext: (plan, ctx, preset) => {
+      const tenant = plan.tenant
+      const tenantId = ctx.tenantId
+      // Auto-inject for a caller with a tenant: every ctx must pass through `scope`, which refuses one without a table source.
+      if (tenant?.mode === "auto-inject" && tenantId !== null) {
+        const scope = (values: Readonly<Record<string, unknown>> | undefined) =>
+          ctx.assign(tenants.scope(values ?? NO_VALUES, tenant, tenantId, plan.info.key))
+        return definition.context === undefined && preset?.context === undefined ? scope(undefined) : andThen(contextValues(ctx, preset), scope)
+      }
+      if (definition.context === undefined && preset?.context === undefined) return undefined
+      return andThen(contextValues(ctx, preset), (values) => {
+        if (values !== undefined) ctx.assign(values)
       })
+    }
   }
 }
 

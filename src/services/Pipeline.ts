@@ -9,6 +9,7 @@ import { getHeader, type ServeRequest, type ServeResponse } from "../domain/http
 import { andThen, type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
 import { Metrics } from "../metrics/Metrics.js"
 import { metricsRoute } from "../metrics/route.js"
+import { limitAuthFailures } from "../pipeline/authFailures.js"
 import { RequestContext } from "../pipeline/context.js"
 import { runGuards } from "../pipeline/guards.js"
 import { compileCors, type CorsPlan } from "../pipeline/cors.js"
@@ -292,7 +293,8 @@ export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, Pipel
     return Layer.effect(
       Pipeline,
       Effect.gen(function*() {
-        const authenticator = yield* Authenticator
+        // Every route that authenticates (endpoints, MCP, metrics) counts failures and refuses used-up addresses.
+        const authenticator = limitAuthFailures(yield* Authenticator, definition.authFailureLimit)
         const tenants = yield* TenantIsolation
         const logger: ServeQueryLogger = yield* QueryLogger
         const runtime = yield* Effect.runtime<never>()

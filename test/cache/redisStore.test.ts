@@ -229,7 +229,7 @@ describe("result cache on a Redis that is not there", () => {
       }
       await eventually(async () => expect(errors.mock.calls.some(([line]) => String(line).includes("is unreachable"))).toBe(true))
       const logged = errors.mock.calls.map((call) => call.map(String).join(" ")).join("\n")
-      expect(logged).toContain(`redis://127.0.0.1:${port}`)
+      expect(logged).toContain(`redis://***@127.0.0.1:${port}`)
       expect(logged).not.toMatch(/alice|s3cret/)
     } finally {
       await api.dispose()

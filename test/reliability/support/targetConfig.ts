@@ -1,4 +1,5 @@
 /** What the test and the server process under test (targetServer.ts) agree on. */
+import type { AuthFailureLimitOptions } from "queryserve"
 import { type AnalyticsCaller, DEMO_API_KEYS } from "../../../examples/analytics/api.js"
 import { TENANT_IDS, type TenantId } from "../../../examples/analytics/dataset.js"
 
@@ -33,6 +34,12 @@ export const TENANT_KEYS: Readonly<Record<TenantId, string>> = {
 }
 
 export const ADMIN_KEY = "demo-admin-key"
+
+/**
+ * The demo API's key-guessing limit. It trusts `X-Forwarded-For`, so a test can send each caller from
+ * an address of its own (the tenant matrix does); requests without the header all count as loopback.
+ */
+export const AUTH_FAILURE_LIMIT: AuthFailureLimitOptions = { max: 5, windowMs: 60_000, trustProxy: true }
 
 export const API_KEYS: Readonly<Record<string, AnalyticsCaller>> = {
   ...DEMO_API_KEYS,
