@@ -41,7 +41,7 @@ export interface OpenApiOperation {
 export const DEFAULT_TITLE = "queryserve API"
 export const DEFAULT_VERSION = "1.0.0"
 
-// Methods whose input travels in the query string (DESIGN.md, Input); the others send a JSON body.
+// Methods whose input travels in the query string; the others send a JSON body.
 const QUERY_METHODS: ReadonlySet<HttpMethod> = new Set(["GET", "HEAD", "DELETE"])
 // Path Item fields in the order the specification lists them.
 const METHOD_ORDER: ReadonlyArray<HttpMethod> = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH"]

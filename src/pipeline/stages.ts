@@ -20,7 +20,7 @@ export interface PresetInputs {
 }
 
 /**
- * The stages between routing and the middleware chain, one function each, in SPEC.md's order.
+ * The stages between routing and the middleware chain, one function each, in the documented processing order.
  * `EndpointStages` chains them directly; the traced runner (tracing.ts) runs each in its own span.
  */
 export interface StageSteps {

@@ -52,7 +52,7 @@ export type ExecutionOutcome =
   | { readonly ok: false; readonly error: ServeError }
 
 export interface PipelineService {
-  /** Answers one request: routing, the stages of SPEC.md's processing order, and the response. */
+  /** Answers one request: routing, the stages in their documented order, and the response. */
   handle(request: ServeRequest): MaybePromise<ServeResponse>
   /** Runs one endpoint in-process; resolves its (encoded) result or rejects with a ServeHttpError. */
   execute(key: string, options?: ExecuteOptions): Promise<unknown>
