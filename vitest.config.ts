@@ -2,7 +2,13 @@ import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
 export default defineConfig({
-  resolve: { alias: { queryserve: fileURLToPath(new URL("./src/index.ts", import.meta.url)) } },
+  resolve: {
+    // `queryserve/web` is the web build (test/runtimes/webBuild.test.ts); `queryserve` the Node entry.
+    alias: [
+      { find: /^queryserve\/web$/, replacement: fileURLToPath(new URL("./src/index.web.ts", import.meta.url)) },
+      { find: /^queryserve$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) }
+    ]
+  },
   test: {
     include: ["test/**/*.test.ts"],
     exclude: ["test/reliability/**"],

@@ -9,16 +9,20 @@
  *   BENCH_CONNECTIONS=n    autocannon connections (default 50)
  *   BENCH_RSS_REQUESTS=n   requests for the RSS figure (default 200000)
  *   BENCH_ONLY=a,b         only these: peer names (raw, fastify, hono, hypequery, effect,
- *                          queryserve-bare, queryserve-full, queryserve-full-log, queryserve-full-w2)
- *                          and/or sections (get, post, workers, rss, openapi, coldstart, bundle)
+ *                          queryserve-bare, queryserve-full, queryserve-full-log, queryserve-full-w2,
+ *                          queryserve-full-metrics) and/or sections (get, post, workers, metrics, rss,
+ *                          openapi, coldstart, bundle, mcp, cache)
  *   BENCH_NO_WRITE=1       print only, leave results.json / RESULTS.md alone
  */
 import { execFileSync } from "node:child_process";
 import { availableParallelism, cpus, release, type } from "node:os";
 import { fileURLToPath } from "node:url";
+import { envNumber } from "./lib/env.js";
 import { freePort, killAllNow, machineBusySeconds, type RunMode, spawnBench, stopAll, stopChild, treeRssMiB } from "./lib/children.js";
 import { API_KEY, API_KEY_HEADER, GET_URL_PATH, POST_BODY, POST_PATH } from "./lib/fixture.js";
+import type { CacheResults } from "./lib/cacheReport.js";
 import { runLoad, type RunResult, type Target } from "./lib/load.js";
+import { runMcpTask } from "./tasks/mcp.js";
 import {
   consoleReport,
   median,
@@ -34,14 +38,6 @@ import {
 } from "./lib/report.js";
 
 // ---------------------------------------------------------------- settings
-
-const envNumber = (name: string, fallback: number): number => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
-  return value;
-};
 
 const DURATION = envNumber("BENCH_DURATION", 3);
 const ROUNDS = Math.round(envNumber("BENCH_ROUNDS", 2));
@@ -77,6 +73,7 @@ const PEERS: Readonly<Record<string, PeerDef>> = {
   "queryserve-bare": { name: "queryserve-bare", label: "queryserve bare", file: "servers/queryserve-bare.ts" },
   "queryserve-full": { name: "queryserve-full", label: "queryserve full", file: "servers/queryserve-full.ts", auth: true },
   "queryserve-full-log": { name: "queryserve-full-log", label: "queryserve full + JSON log", file: "servers/queryserve-full-log.ts", auth: true },
+  "queryserve-full-metrics": { name: "queryserve-full-metrics", label: "queryserve full + metrics", file: "servers/queryserve-full-metrics.ts", auth: true },
   "queryserve-full-w2": {
     name: "queryserve-full-w2",
     label: "queryserve full, workers: 2",
@@ -93,13 +90,15 @@ const peer = (name: string): PeerDef => {
 };
 
 interface GroupDef {
-  readonly id: "get" | "post" | "workers";
+  readonly id: "get" | "post" | "workers" | "metrics";
   readonly title: string;
   readonly method: "GET" | "POST";
   readonly path: string;
   readonly body?: string;
   readonly peers: readonly string[];
   readonly notes: readonly string[];
+  /** A feature's cost: req/s and CPU of `on` against `off`, printed as a note. */
+  readonly compare?: { readonly on: string; readonly off: string; readonly goal: string };
 }
 
 const GROUPS: readonly GroupDef[] = [
@@ -132,6 +131,15 @@ const GROUPS: readonly GroupDef[] = [
     notes: [
       `autocannon is single-threaded and shares the machine's ${CORES} cores with the server: with 2 server workers the load generator and the server compete for the cores, so the gain of a second worker is capped by the load generator (see the loadgen cores column).`,
     ],
+  },
+  {
+    id: "metrics",
+    title: "queryserve metrics on vs off",
+    method: "GET",
+    path: GET_URL_PATH,
+    peers: ["raw", "queryserve-full", "queryserve-full-metrics"],
+    notes: ["queryserve full + metrics = the full setup with `metrics: true`: every request counted, timed into the histogram and tracked in flight (prom-client)."],
+    compare: { on: "queryserve-full-metrics", off: "queryserve-full", goal: "goal: at most 5 % fewer req/s" },
   },
 ];
 
@@ -245,8 +253,23 @@ const runGroup = async (group: GroupDef): Promise<GroupResult | undefined> => {
       }
       return summary;
     }),
-    notes: [...group.notes],
+    notes: [...group.notes, ...compareNote(group, results)],
   };
+};
+
+/** "metrics on / off: 0.97× req/s (3.0 % cost), 1.04× server CPU µs/req": the cost of a feature in one line. */
+const compareNote = (group: GroupDef, results: readonly PeerResult[]): string[] => {
+  if (group.compare === undefined) return [];
+  const figures = (name: string) => {
+    const runs = results.find((r) => r.name === name && r.status === "ok")?.runs ?? [];
+    return { rps: median(runs.map((r) => r.rps)), us: median(runs.map((r) => r.serverUsPerReq)) };
+  };
+  const on = figures(group.compare.on);
+  const off = figures(group.compare.off);
+  if (!Number.isFinite(on.rps / off.rps)) return [];
+  const note = `${peer(group.compare.on).label} / ${peer(group.compare.off).label}: ${(on.rps / off.rps).toFixed(3)}× req/s (${((1 - on.rps / off.rps) * 100).toFixed(1)} % cost), ${(on.us / off.us).toFixed(3)}× server CPU µs/req; ${group.compare.goal}`;
+  log(`  ${note}`);
+  return [note];
 };
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -286,9 +309,13 @@ const runRss = async (): Promise<RssResult[]> => {
   return out;
 };
 
-const runTask = async (file: string, env: Record<string, string>, mode: RunMode = "tsx"): Promise<{ outcome: TaskResult; wallMs: number }> => {
+const runTask = async (
+  file: string,
+  env: Record<string, string>,
+  options: { readonly timeoutMs?: number; readonly mode?: RunMode } = {},
+): Promise<{ outcome: TaskResult; wallMs: number }> => {
   const port = await freePort();
-  const started = await spawnBench(file, { PORT: String(port), ...env }, 120_000, mode);
+  const started = await spawnBench(file, { PORT: String(port), ...env }, options.timeoutMs ?? 120_000, options.mode ?? "tsx");
   await stopChild(started.child);
   const o = started.outcome;
   if (o.kind === "result") {
@@ -325,7 +352,7 @@ const runColdStart = async (): Promise<ColdStartResult[]> => {
     for (const { target, env, mode } of COLD_TARGETS) {
       const state = runs.get(target)!;
       if (state.failure !== undefined) continue;
-      const { outcome, wallMs } = await runTask("tasks/coldstart.ts", { COLD_TARGET: env }, mode);
+      const { outcome, wallMs } = await runTask("tasks/coldstart.ts", { COLD_TARGET: env }, { mode });
       if (outcome.status !== "ok" || outcome.data === undefined) {
         state.failure = outcome;
         log(`  ${target}: ${outcome.status.toUpperCase()} — ${outcome.reason ?? ""}`);
@@ -348,6 +375,20 @@ const runWorkerBundle = async (): Promise<TaskResult> => {
   const { outcome } = await runTask("tasks/workerBundle.ts", {});
   log(`  ${outcome.status}${outcome.reason !== undefined ? ` — ${outcome.reason}` : ""}${outcome.data !== undefined ? ` ${JSON.stringify(outcome.data)}` : ""}`);
   return outcome;
+};
+
+const runCache = async (): Promise<CacheResults> => {
+  const cache: CacheResults = {};
+  for (const [key, file, title] of [
+    ["throughput", "tasks/cacheThroughput.ts", "demo endpoint over DuckDB, cached vs uncached vs raw node:http"],
+    ["stampede", "tasks/cacheStampede.ts", "stampede of 1,000 concurrent identical cold requests"],
+    ["memory", "tasks/cacheMemory.ts", "100,000 distinct keys into the memory store"],
+  ] as const) {
+    log(`== Result cache: ${title}`);
+    cache[key] = (await runTask(file, {}, { timeoutMs: 600_000 })).outcome;
+    log(`  ${cache[key].status}${cache[key].reason !== undefined ? ` — ${cache[key].reason}` : ""}`);
+  }
+  return cache;
 };
 
 // ---------------------------------------------------------------- main
@@ -399,6 +440,11 @@ const main = async (): Promise<void> => {
   if (sectionOn("openapi")) results.openapi = await runOpenapi();
   if (sectionOn("coldstart")) results.coldStart.push(...(await runColdStart()));
   if (sectionOn("bundle")) results.worker = await runWorkerBundle();
+  if (sectionOn("mcp")) {
+    log("== MCP tools/call vs plain HTTP, same endpoint and server");
+    results.mcp = await runMcpTask({ connections: CONNECTIONS, durationSec: DURATION, warmupSec: WARMUP, rounds: ROUNDS, log, format: fmtRun });
+  }
+  if (sectionOn("cache")) results.cache = await runCache();
   meta.totalSec = (performance.now() - t0) / 1000;
   process.stdout.write(`${consoleReport(results)}\n\n`);
   if (process.env["BENCH_NO_WRITE"] === "1") {

@@ -7,7 +7,7 @@
 // Scalar's standalone script, which @effect/platform ships in a module that is not among its package
 // exports, becomes a chunk of its own (src/docs/scalarStandalone.ts loads it by file when run from
 // source): the package needs no file system for it, and bundlers keep it out of the main chunk.
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -33,8 +33,22 @@ export const scalarScriptPlugin = {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const outdir = join(root, "dist")
-  // Runs before tsc writes the declarations into dist/.
-  rmSync(outdir, { recursive: true, force: true })
+  // The JavaScript of an earlier build goes; the declarations and tsc's incremental state stay, so
+  // that tsc, which runs next, rewrites only what changed.
+  const removeJavaScript = (directory) => {
+    let entries = []
+    try {
+      entries = readdirSync(directory)
+    } catch {
+      return
+    }
+    for (const name of entries) {
+      const path = join(directory, name)
+      if (statSync(path).isDirectory()) removeJavaScript(path)
+      else if (name.endsWith(".js") || name.endsWith(".js.map")) rmSync(path)
+    }
+  }
+  removeJavaScript(outdir)
   await esbuild.build({
     entryPoints: { index: join(root, "src/index.ts"), "index.web": join(root, "src/index.web.ts") },
     outdir,
@@ -56,5 +70,4 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const code = readFileSync(join(chunks, file), "utf8")
     writeFileSync(join(chunks, file), code.replace(/\n\/\/# sourceMappingURL=.*\n?$/, "\n"))
   }
-  console.log(`[build] dist/index.js, dist/index.web.js and their chunks`)
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Installs the test-only runtimes and engines (Bun, Deno, workerd, chDB, the MCP Inspector CLI) from npm
-// into .cache/test-binaries. They weigh about a gigabyte together, so they are not devDependencies: a
+// Installs the test-only runtimes and engines (Bun, Deno, workerd, chDB, the MCP Inspector CLI, the MCP
+// conformance suite) from npm into .cache/test-binaries. They weigh about a gigabyte together, so they are not devDependencies: a
 // newcomer's `npm ci` stays light, and the tests that need one skip with a printed reason until this ran.
 // CI (.ci/run) runs it before `npm test`. Versions are pinned here; bump them together with the tests.
 import { execFileSync } from "node:child_process"
@@ -14,7 +14,8 @@ export const PACKAGES = {
   workerd: "1.20261117.1",
   "@cloudflare/workerd-linux-64": "1.20261117.1",
   chdb: "3.4.0",
-  "@modelcontextprotocol/inspector-cli": "1.0.3"
+  "@modelcontextprotocol/inspector-cli": "1.0.3",
+  "@modelcontextprotocol/conformance": "0.1.16"
 }
 
 const BUN_VERSION = "1.4.5"

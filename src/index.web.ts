@@ -1,8 +1,9 @@
 /**
  * queryserve's web build: everything that runs on any runtime with Web standards (workerd, Deno,
  * browsers, Bun, Node), with no `node:` module anywhere in its import graph. Serve an API with
- * `createFetchHandler(api.handler)`; `builder.start()`, `serveDev`, the Node adapters and the Redis
- * store are in the Node entry (`queryserve/node`, the default where Node's modules exist).
+ * `createFetchHandler(api.handler)`; `builder.start()`, `serveDev`, the Node adapters, the Redis
+ * stores and prom-client's metrics are in the Node entry (`queryserve/node`, the default where Node's
+ * modules exist).
  */
 export { defineServe } from "./facade/defineServe.js"
 export type { ExecuteOptions, RouteOptions, ServeBuilder } from "./facade/defineServe.js"
@@ -25,15 +26,19 @@ export { ServeClientError } from "./client/ServeClientError.js"
 
 export type {
   AnyQueryConfig,
+  AuthFailureLimitOptions,
   AuthStrategy,
   CorsOptions,
   DocsOptions,
   EndpointInfo,
   ExecutableQuery,
   LegacyQuery,
+  McpOptions,
+  MetricsOptions,
   OpenApiOptions,
   QueryLoggingOption,
   QueryResolver,
+  ResultCacheOptions,
   RunnableQuery,
   ServeAuthContext,
   ServeConfig,
@@ -45,8 +50,10 @@ export type {
   ServeQueryConfig,
   ServeQueryEntry,
   TenantConfig,
-  TenantMode
+  TenantMode,
+  TenantOverride
 } from "./domain/config.js"
+export { TenantScopeError } from "./pipeline/autoInject.js"
 export type { ErrorEnvelope } from "./domain/envelope.js"
 export { toErrorResponse } from "./domain/envelope.js"
 export {
@@ -65,10 +72,10 @@ export {
   ValidationError
 } from "./domain/errors.js"
 export type { ErrorType, ServeError, ServeHttpErrorOptions, ValidationIssue } from "./domain/errors.js"
-export type { ServeQueryEvent } from "./domain/event.js"
+export type { QueryTransport, ServeQueryEvent } from "./domain/event.js"
 export { formatQueryEvent, formatQueryEventJSON } from "./domain/event.js"
 export { getHeader, normalizeHeaderMap } from "./domain/http.js"
-export type { HttpMethod, ServeHandler, ServeRequest, ServeResponse } from "./domain/http.js"
+export type { CorsHeaders, HttpMethod, ServeHandler, ServeRequest, ServeResponse } from "./domain/http.js"
 export type { SchemaInput, SchemaOutput, ServeSchema } from "./domain/schema.js"
 
 export { requireAuthMiddleware, requireRoleMiddleware, requireScopeMiddleware } from "./pipeline/guardMiddlewares.js"
@@ -89,9 +96,20 @@ export { RateLimitStore } from "./services/RateLimitStore.js"
 export type { RateLimitStoreService } from "./services/RateLimitStore.js"
 export { TenantIsolation } from "./services/TenantIsolation.js"
 export type { TenantIsolationService } from "./services/TenantIsolation.js"
+export { Metrics } from "./metrics/Metrics.js"
+export type { MetricsLayerOptions, MetricsScrape, MetricsService } from "./metrics/Metrics.js"
+export type { RecordingMetrics } from "./metrics/recording.js"
 export { defaultServicesLayer, pipelineLayer } from "./layers/serveLayer.js"
 export { makeMemoryRateLimitStore, memoryRateLimitStoreLayer } from "./layers/memoryRateLimitStore.js"
 export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from "./layers/memoryRateLimitStore.js"
+
+export { ResultCacheStore, StoredResult } from "./cache/ResultCacheStore.js"
+export type { ResultCacheFilter, ResultCacheKey, ResultCacheStoreService, ResultCacheStoreStats } from "./cache/ResultCacheStore.js"
+export type { ResultCacheControl, ResultCacheStats } from "./cache/resultCache.js"
+export { makeMemoryResultCacheStore, memoryResultCacheStore } from "./cache/memoryResultCacheStore.js"
+export type { MemoryResultCacheStore, MemoryResultCacheStoreOptions } from "./cache/memoryResultCacheStore.js"
+export { makeTestResultCacheStore, testResultCacheStore } from "./cache/testResultCacheStore.js"
+export type { TestResultCacheStore } from "./cache/testResultCacheStore.js"
 
 export type { NodeServerOptions, RunningServer } from "./adapters/serverOptions.js"
 export { createFetchHandler } from "./adapters/fetch.js"

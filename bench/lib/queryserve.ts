@@ -29,7 +29,7 @@ import {
 import { runServer, type RunningServer } from "./serverMain.js";
 import { NO_ROLE_API_KEY, type VerifyOptions } from "./verify.js";
 
-export type Setup = "bare" | "full" | "full-log";
+export type Setup = "bare" | "full" | "full-log" | "full-metrics" | "full-mcp";
 
 /** Input schemas: Effect Schema by default; QS_SCHEMA=standard wraps them as Standard Schema v1. */
 const RevenueInput = Schema.Struct({ region: Schema.Literal(...REGIONS) });
@@ -79,7 +79,11 @@ const queryLoggingOf = (setup: Setup): ServeConfig["queryLogging"] => {
   return "json";
 };
 
-/** The definition of one setup: bare = routing + validation + handler; full adds auth, a role guard and a middleware. */
+/**
+ * The definition of one setup: bare = routing + validation + handler; full adds auth, a role guard
+ * and a middleware; full-metrics is full with `metrics: true` (prom-client series of every request);
+ * full-mcp is full with `mcp: true` (the endpoints also served as MCP tools).
+ */
 export const defineSetup = (setup: Setup) => {
   const full = setup !== "bare";
   const requiredRoles = full ? [REQUIRED_ROLE] : undefined;
@@ -91,6 +95,8 @@ export const defineSetup = (setup: Setup) => {
     auth: full ? apiKeyAuth({ header: "x-api-key", validate: validateKey }) : undefined,
     middlewares: full ? [countingMiddleware] : [],
     queryLogging: queryLoggingOf(setup),
+    metrics: setup === "full-metrics",
+    mcp: setup === "full-mcp",
   });
 };
 

@@ -3,6 +3,8 @@
  * bench/RESULTS.md (keeping the hand-written "What each change bought" section).
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { mcpLines } from "../tasks/mcp.js";
+import { type CacheResults, cacheReportLines } from "./cacheReport.js";
 import type { RunResult } from "./load.js";
 
 export interface Meta {
@@ -97,6 +99,8 @@ export interface Results {
   readonly coldStart: ColdStartResult[];
   /** examples/worker bundled for workerd: sizes in bytes */
   worker?: TaskResult;
+  mcp?: TaskResult;
+  cache?: CacheResults;
 }
 
 export const median = (values: readonly number[]): number => {
@@ -205,6 +209,8 @@ export const consoleReport = (results: Results): string => {
   if (results.openapi !== undefined) parts.push("\nOpenAPI (1,000 endpoints)", openapiLines(results.openapi).join("\n"));
   if (results.coldStart.length > 0) parts.push("\nCold start", textTable(COLD_HEAD, coldRows(results.coldStart)));
   if (results.worker !== undefined) parts.push("\nWorker bundle (examples/worker)", workerLines(results.worker).join("\n"));
+  if (results.mcp !== undefined) parts.push("\nMCP tools/call vs plain HTTP", mcpLines(results.mcp).join("\n"));
+  if (results.cache !== undefined) parts.push("\nResult cache", ...cacheReportLines(results.cache, textTable));
   return parts.join("\n");
 };
 
@@ -352,6 +358,10 @@ export const writeResultFiles = (results: Results, jsonPath: string, mdPath: str
   if (results.worker !== undefined) {
     out.push("## Worker bundle", "", "examples/worker bundled by esbuild for workerd (the web build, minified, code-split).", "", ...workerLines(results.worker), "");
   }
+  if (results.mcp !== undefined) {
+    out.push("## MCP tools/call vs plain HTTP", "", "The same endpoint of one queryserve full server with `mcp: true`, as a tool call and as its own GET route.", "", ...mcpLines(results.mcp), "");
+  }
+  if (results.cache !== undefined) out.push("## Result cache", "", ...cacheReportLines(results.cache, mdTable), "");
   out.push(keptChangesSection(mdPath));
   writeFileSync(mdPath, out.join("\n"));
 };

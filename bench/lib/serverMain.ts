@@ -16,7 +16,8 @@ export interface RunningServer {
 
 export interface ServerSpec {
   readonly name: string;
-  readonly verify: VerifyOptions;
+  /** The fixture's probes (verifyServer), or a check of the server's own. */
+  readonly verify: VerifyOptions | ((baseUrl: string) => Promise<void>);
   start(port: number, host: string): Promise<RunningServer>;
   /** Extra in-process check after verifyServer; returns why it failed, or undefined. */
   afterVerify?(): string | undefined;
@@ -63,7 +64,8 @@ export const runServer = async (spec: ServerSpec): Promise<void> => {
   }
 
   try {
-    await verifyServer(`http://${host}:${port}`, spec.verify);
+    const baseUrl = `http://${host}:${port}`;
+    await (typeof spec.verify === "function" ? spec.verify(baseUrl) : verifyServer(baseUrl, spec.verify));
     const problem = spec.afterVerify?.();
     if (problem !== undefined) throw new Error(problem);
   } catch (error) {

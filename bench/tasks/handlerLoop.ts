@@ -4,14 +4,14 @@
  * adapter hands it over: text) and prints the CPU µs per call. For profiling and quick A/B of
  * pipeline changes on a busy box (`node --cpu-prof` on it shows only queryserve's own frames):
  *   npm run build && TSX_TSCONFIG_PATH=bench/tsconfig.json node --import tsx bench/tasks/handlerLoop.ts full [post]
- * SETUP: bare | full | full-log (default full); CALLS (default 500000).
+ * SETUP: bare | full | full-log | full-metrics (default full); CALLS (default 500000).
  */
 import { API_KEY, API_KEY_HEADER, GET_PATH, POST_BODY, POST_PATH } from "../lib/fixture.js";
 import type { ServeRequest } from "queryserve";
 import { defineSetup, type Setup } from "../lib/queryserve.js";
 
 const setupArg = process.argv[2] ?? "full";
-if (setupArg !== "bare" && setupArg !== "full" && setupArg !== "full-log") throw new Error(`unknown setup ${setupArg}`);
+if (setupArg !== "bare" && setupArg !== "full" && setupArg !== "full-log" && setupArg !== "full-metrics") throw new Error(`unknown setup ${setupArg}`);
 const setup: Setup = setupArg;
 const post = process.argv[3] === "post";
 const calls = Number(process.env["CALLS"] ?? "500000");
@@ -31,6 +31,8 @@ const run = (n: number): number => {
   return bytes;
 };
 
+// prom-client loads asynchronously; a synchronous loop would never let it: one scrape waits for it.
+if (setup === "full-metrics") await handler({ method: "GET", path: "/api/analytics/metrics", headers });
 run(Math.min(calls, 50_000));
 const before = process.cpuUsage();
 run(calls);

@@ -3,7 +3,15 @@
  * the admin overview is tenant-scoped through auto-inject: the runtime wraps `ctx.db.table()` so
  * each builder a metric creates is already filtered on `tenant_id` = the caller's tenant.
  */
-import { apiKeyAuth, initServe, type QueryLoggingOption, type ServeAuthContext } from "queryserve"
+import {
+  apiKeyAuth,
+  type AuthFailureLimitOptions,
+  initServe,
+  type QueryLoggingOption,
+  type ServeAuthContext,
+  type ServeConfig,
+  type TenantConfig
+} from "queryserve"
 import * as metrics from "./metrics.js"
 import * as schemas from "./schemas.js"
 import type { Db } from "./sql.js"
@@ -34,33 +42,64 @@ export interface AnalyticsApiOptions<K extends AnalyticsEndpoint = AnalyticsEndp
   readonly queryLogging?: QueryLoggingOption
   /**
    * Serve only these endpoints. For databases whose SQL dialect lacks functions some metrics use
-   * (see examples/postgres and examples/clickhouse).
+   * (see examples/postgres).
    */
   readonly endpoints?: ReadonlyArray<K>
+  /** The server-side result cache; default off (the demo's launcher turns it on). */
+  readonly resultCache?: ServeConfig["resultCache"]
+  /**
+   * Throttling of key guessing. Default DEMO_AUTH_FAILURE_LIMIT: after 10 wrong keys from one address
+   * within 15 minutes, that address gets 429 until the window ends, whatever key it sends.
+   */
+  readonly authFailureLimit?: AuthFailureLimitOptions
+  /** Where the endpoints live. Default `/api/analytics`. */
+  readonly basePath?: string
+  /** Replaces the tenant config (the tests try the endpoints under others). */
+  readonly tenant?: TenantConfig<AnalyticsCaller>
 }
 
 const MINUTE = 60_000
 
+export const DEMO_AUTH_FAILURE_LIMIT: AuthFailureLimitOptions = { max: 10, windowMs: 15 * MINUTE }
+
 const TITLE = "queryserve analytics demo"
 
-/** Everything the endpoints share: `db` in every `ctx`, API-key callers, auto-injected tenant filter, docs. */
+/**
+ * Everything the endpoints share: `db` in every `ctx`, API-key callers, auto-injected tenant filter,
+ * throttled key guessing, docs.
+ */
 const analyticsServe = (
   db: Db,
   keys: Readonly<Record<string, AnalyticsCaller>>,
-  queryLogging: QueryLoggingOption
+  queryLogging: QueryLoggingOption,
+  authFailureLimit: AuthFailureLimitOptions
 ) =>
   initServe({
     context: () => ({ db }),
     auth: apiKeyAuth({ header: API_KEY_HEADER, keys }),
     tenant: { extract: (auth) => auth?.tenantId, column: "tenant_id", mode: "auto-inject" },
+    authFailureLimit,
     queryLogging,
+    // Prometheus text at /api/analytics/metrics; request counts span tenants, so only admins scrape.
+    metrics: { roles: ["admin"] },
+    // Every endpoint is also an MCP tool at /api/analytics/mcp, behind the same keys and tenant filter.
+    mcp: true,
     docs: { title: TITLE },
     openapi: {
       info: {
         title: TITLE,
         version: "0.1.0",
-        description: `Multi-tenant sales metrics. Send an API key in the \`${API_KEY_HEADER}\` header.`
-      }
+        description: `Multi-tenant sales metrics. Send an API key in the \`${API_KEY_HEADER}\` header.`,
+        license: { name: "MIT", identifier: "MIT" }
+      },
+      tags: [
+        { name: "Revenue", description: "Orders and revenue over a date range, per day, region or order size." },
+        { name: "Products", description: "What sells: products ranked by revenue." },
+        { name: "Customers", description: "Active customers, monthly cohort retention and the checkout funnel." },
+        { name: "Export", description: "Flat order rows for spreadsheets and other tools, as JSON, CSV or NDJSON." },
+        { name: "Tenants", description: "The caller's own tenant at a glance." },
+        { name: "Admin", description: "Across all tenants; needs the admin role." }
+      ]
     }
   })
 
@@ -165,10 +204,15 @@ export const createAnalyticsApi = <K extends AnalyticsEndpoint = AnalyticsEndpoi
   db: Db,
   options: AnalyticsApiOptions<K> = {}
 ) => {
-  const serve = analyticsServe(db, options.keys ?? DEMO_API_KEYS, options.queryLogging ?? true)
+  const serve = analyticsServe(db, options.keys ?? DEMO_API_KEYS, options.queryLogging ?? true, options.authFailureLimit ?? DEMO_AUTH_FAILURE_LIMIT)
   const all = analyticsQueries(serve.query)
   const queries: Pick<AnalyticsQueries, K> = options.endpoints === undefined ? all : pick(all, options.endpoints)
-  return serve.define({ queries })
+  return serve.define({
+    queries,
+    resultCache: options.resultCache,
+    ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
+    ...(options.tenant === undefined ? {} : { tenant: options.tenant })
+  })
 }
 
 const pick = <T, K extends keyof T>(record: T, keys: ReadonlyArray<K>): Pick<T, K> => {

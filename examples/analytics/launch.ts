@@ -3,7 +3,8 @@
  * `npm start` (DuckDB) and the Postgres and ClickHouse examples. Prints the URLs, the demo keys,
  * commands to paste, and the time from process start to the first answered request.
  */
-import { API_KEY_HEADER, type AnalyticsEndpoint, createAnalyticsApi, DEMO_API_KEYS } from "./api.js"
+import { redisResultCacheStore } from "queryserve"
+import { API_KEY_HEADER, type AnalyticsEndpoint, createAnalyticsApi, DEMO_API_KEYS, DEMO_AUTH_FAILURE_LIMIT } from "./api.js"
 import type { Db } from "./sql.js"
 
 export interface DemoBackend {
@@ -45,19 +46,31 @@ const banner = (label: string, baseUrl: string, served: ReadonlySet<string>): st
     `queryserve analytics demo: ${baseUrl} (${label})`,
     `  API reference  ${baseUrl}/docs`,
     `  OpenAPI        ${baseUrl}/openapi.json`,
+    `  Metrics        ${baseUrl}/metrics (Prometheus, admin key)`,
+    `  MCP (agents)   ${baseUrl}/mcp`,
     "",
     `API keys (header ${API_KEY_HEADER}):`,
     ...keys,
+    `  after ${DEMO_AUTH_FAILURE_LIMIT.max} wrong keys from one address within ${DEMO_AUTH_FAILURE_LIMIT.windowMs / 60_000} min, ` +
+      "that address gets 429 until the window ends",
     "",
     "Try:",
     ...commands,
+    `  curl -s -H ${shellQuote(`${API_KEY_HEADER}: ${ADMIN_KEY}`)} ${shellQuote(`${baseUrl}/metrics`)}`,
     ""
   ].join("\n")
 }
 
+/** Results are cached in this process, or in Redis (shared by every demo process) when REDIS_URL is set. */
+const resultCache = (redisUrl: string | undefined) =>
+  redisUrl === undefined || redisUrl === "" ? true : { store: redisResultCacheStore({ url: redisUrl }) }
+
 /** Serves `backend` on PORT/HOST (default localhost:4000) until SIGINT or SIGTERM. */
 export const launchDemo = async (backend: DemoBackend): Promise<void> => {
-  const api = createAnalyticsApi(backend.db, backend.endpoints === undefined ? {} : { endpoints: backend.endpoints })
+  const api = createAnalyticsApi(backend.db, {
+    resultCache: resultCache(process.env.REDIS_URL),
+    ...(backend.endpoints === undefined ? {} : { endpoints: backend.endpoints })
+  })
   // We own SIGINT/SIGTERM: after the server has drained, the database must be closed too.
   const server = await api.start({ handleSignals: false })
   const baseUrl = `${server.url}${api.basePath}`

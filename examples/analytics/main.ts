@@ -1,29 +1,20 @@
 /**
- * `npm start`: builds the demo dataset in an in-process DuckDB database and serves the analytics
- * API on it. Environment: PORT, HOST (default localhost:4000), DEMO_ROWS (order rows, default 1,200,000).
+ * `npm start`: builds the demo dataset and serves the analytics API on it, with DuckDB in this
+ * process, or with `DEMO_ENGINE=clickhouse` with chDB, the ClickHouse engine in this process,
+ * loaded with the same generated rows. Environment: PORT, HOST (default localhost:4000),
+ * DEMO_ROWS (order rows, default 1,200,000), DEMO_ENGINE (duckdb, the default, or clickhouse).
  */
-import { createDemoDatabase, DEFAULT_ORDER_ROWS, orderRowsFromEnv } from "./dataset.js"
-import { ConnectionPool, duckDbDriver } from "./duckdb.js"
-import { createDb } from "./sql.js"
+import { DEFAULT_ORDER_ROWS, orderRowsFromEnv } from "./dataset.js"
 
-/**
- * Connections for concurrent requests. One DuckDB connection runs one query at a time; with four,
- * a 4 ms query no longer waits behind 80 ms ones (measured p50: 0.2–1 s on one, 20–40 ms on four).
- */
-const POOL_SIZE = 4
+const ENGINES = {
+  duckdb: () => import("./duckdbDemo.js"),
+  clickhouse: () => import("../clickhouse/embeddedDemo.js")
+} as const
 
-// The server's modules (Effect, queryserve) take about as long to load as DuckDB takes to generate
-// the data on its own threads: load them meanwhile.
-const [demo, { launchDemo }] = await Promise.all([
-  createDemoDatabase({ rows: orderRowsFromEnv(DEFAULT_ORDER_ROWS) }),
-  import("./launch.js")
-])
-const pool = await ConnectionPool.open(demo.instance, POOL_SIZE)
-await launchDemo({
-  label: "DuckDB, in process",
-  db: createDb(duckDbDriver(pool)),
-  close: async () => {
-    pool.closeSync()
-    await demo.close()
-  }
-})
+const engine = process.env.DEMO_ENGINE || "duckdb"
+if (!Object.hasOwn(ENGINES, engine)) {
+  console.error(`[demo] DEMO_ENGINE must be one of ${Object.keys(ENGINES).join(", ")}, got ${engine}`)
+  process.exit(1)
+}
+const { serveDemo } = await ENGINES[engine as keyof typeof ENGINES]()
+await serveDemo(orderRowsFromEnv(DEFAULT_ORDER_ROWS))

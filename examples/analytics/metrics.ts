@@ -67,7 +67,7 @@ export async function topProducts(db: Db, input: DateRange & { limit?: number })
         products: db.table("products").select("product_id", "name", "category")
       },
       raw(
-        `SELECT p.product_id, p.name AS product, p.category, sum(o.quantity) AS units, sum(o.amount) AS revenue
+        `SELECT p.product_id AS product_id, p.name AS product, p.category, sum(o.quantity) AS units, sum(o.amount) AS revenue
          FROM orders o JOIN products p USING (product_id)
          GROUP BY p.product_id, p.name, p.category
          ORDER BY revenue DESC, p.product_id
@@ -163,7 +163,8 @@ export async function funnel(db: Db, input: DateRange): Promise<FunnelRow[]> {
       "step_index",
       "step",
       raw(`${sessions} AS sessions`),
-      raw(`coalesce(round(100.0 * ${sessions} / lag(${sessions}) OVER (ORDER BY step_index), 2), 100) AS conversion_pct`),
+      // lag() of the first step is NULL in DuckDB and Postgres, 0 in ClickHouse: nullif() makes it NULL in all three.
+      raw(`coalesce(round(100.0 * ${sessions} / nullif(lag(${sessions}) OVER (ORDER BY step_index), 0), 2), 100) AS conversion_pct`),
       raw(`round(100.0 * ${sessions} / first_value(${sessions}) OVER (ORDER BY step_index), 2) AS overall_pct`)
     )
     .groupBy("step_index", "step")
@@ -180,12 +181,32 @@ export type OrderValuePercentilesRow = {
   p99: number
 }
 
+/**
+ * ClickHouse has no quantile_cont. This computes what DuckDB's computes on a DECIMAL column: the
+ * linear interpolation at position (n - 1) * q of the sorted amounts, truncated to the cent, with
+ * the same double-precision steps, so both databases give the same cents.
+ */
+const clickHousePercentile = (q: number): string => {
+  const position = `(length(cents) - 1) * ${q}`
+  const below = `cents[toUInt64(floor(${position})) + 1]`
+  const above = `cents[toUInt64(ceil(${position})) + 1]`
+  return `(${below} + trunc((${above} - ${below}) * (${position} - floor(${position})))) / 100`
+}
+
 export async function orderValuePercentiles(db: Db, input: DateRange): Promise<OrderValuePercentilesRow[]> {
-  return ordersIn(db, input)
+  const orders = ordersIn(db, input).select("region", raw("count(*) AS orders"), raw("round(avg(amount), 2) AS avg"))
+  if (db.dialect.name === "clickhouse") {
+    return db
+      .with(
+        { sorted: orders.select(raw("arraySort(groupArray(toInt64(amount * 100))) AS cents")).groupBy("region") },
+        `SELECT region, orders, avg, ${clickHousePercentile(0.5)} AS p50, ${clickHousePercentile(0.9)} AS p90,
+                ${clickHousePercentile(0.99)} AS p99
+         FROM sorted ORDER BY region`
+      )
+      .execute<OrderValuePercentilesRow>()
+  }
+  return orders
     .select(
-      "region",
-      raw("count(*) AS orders"),
-      raw("round(avg(amount), 2) AS avg"),
       raw("round(quantile_cont(amount, 0.5), 2) AS p50"),
       raw("round(quantile_cont(amount, 0.9), 2) AS p90"),
       raw("round(quantile_cont(amount, 0.99), 2) AS p99")
@@ -250,7 +271,7 @@ export async function tenantSummary(db: Db, _input: NoInput = {}): Promise<Tenan
         customers: db.table("customers").select("tenant_id"),
         orders: db.table("orders").select("tenant_id", "day", "amount")
       },
-      `SELECT t.tenant_id, t.name, t.plan,
+      `SELECT t.tenant_id AS tenant_id, t.name AS name, t.plan AS plan,
               coalesce(c.customers, 0) AS customers, coalesce(o.orders, 0) AS orders,
               coalesce(o.revenue, 0) AS revenue, o.avg_order_value, o.first_order_day, o.last_order_day
        FROM tenants t

@@ -4,7 +4,7 @@
  * conversion error deep in the query, so days must be real calendar days in `YYYY-MM-DD`.
  * Outputs describe the rows each metric returns, for the OpenAPI document and typed clients.
  */
-import { Schema } from "effect"
+import { type ParseResult, Schema } from "effect"
 import { REGIONS } from "./dataset.js"
 import { EXPORT_MAX_ROWS, GRANULARITIES, TOP_PRODUCTS_MAX } from "./metrics.js"
 
@@ -13,10 +13,13 @@ const isCalendarDay = (text: string): boolean => {
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text)
 }
 
+// Messages in the style of queryserve's own: what was expected, then what was sent.
+const got = (issue: ParseResult.ParseIssue): string => JSON.stringify(issue.actual)
+
 const Day = Schema.String.pipe(
-  Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "expected a day as YYYY-MM-DD" }),
+  Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: (issue) => `expected a day as YYYY-MM-DD, got ${got(issue)}` }),
   // The JSON Schema annotation makes docs show this refinement (and its descriptions), not only the pattern.
-  Schema.filter(isCalendarDay, { message: () => "expected an existing calendar day", jsonSchema: { format: "date" } })
+  Schema.filter(isCalendarDay, { message: (issue) => `expected an existing calendar day, got ${got(issue)}`, jsonSchema: { format: "date" } })
 ).annotations({ description: "A calendar day, YYYY-MM-DD (the demo data covers 2025)", examples: ["2025-03-01"] })
 
 const dateRangeFields = {
@@ -26,26 +29,22 @@ const dateRangeFields = {
 
 /** Refuses a range whose `from` is after its `to`. */
 const ordered = <A extends { readonly from: string; readonly to: string }, I, R>(schema: Schema.Schema<A, I, R>) =>
-  schema.pipe(Schema.filter((range) => range.from <= range.to, { message: () => "`from` must not be after `to`" }))
+  schema.pipe(Schema.filter((range) => range.from <= range.to, {
+    message: () => "expected `from` on or before `to`"
+  }))
 
-/** One of `values`, with one issue naming them all when it is none of them. */
+/** One of `values`; a value that is none of them gets one issue naming them all. */
 const oneOf = <const Values extends ReadonlyArray<string>>(values: Values, description: string) =>
-  Schema.Literal(...values).annotations({
-    description,
-    message: () => ({ message: `expected one of ${values.join(", ")}`, override: true })
-  })
+  Schema.Literal(...values).annotations({ description })
 
 const OnlyRegion = Schema.optionalWith(oneOf(REGIONS, "Only this sales region"), { exact: true })
 
-/** An optional integer in [min, max], `fallback` when absent; one clear issue when out of range. */
+/** An optional integer in [min, max], `fallback` when absent (documented as its `default`). */
 const boundedInt = (min: number, max: number, fallback: number, description: string) =>
-  Schema.optionalWith(
-    Schema.Number.pipe(
-      Schema.int({ message: () => "expected an integer" }),
-      Schema.between(min, max, { message: () => `expected an integer from ${min} to ${max}` })
-    ).annotations({ description }),
-    { default: () => fallback, exact: true }
-  )
+  Schema.optionalWith(Schema.Number.pipe(Schema.int(), Schema.between(min, max)).annotations({ description }), {
+    default: () => fallback,
+    exact: true
+  })
 
 export const DateRangeInput = ordered(Schema.Struct(dateRangeFields))
 
@@ -54,14 +53,14 @@ export const RevenueByDayInput = ordered(Schema.Struct({ ...dateRangeFields, reg
 export const TopProductsInput = ordered(
   Schema.Struct({
     ...dateRangeFields,
-    limit: boundedInt(1, TOP_PRODUCTS_MAX, 10, `How many products, 1 to ${TOP_PRODUCTS_MAX} (default 10)`)
+    limit: boundedInt(1, TOP_PRODUCTS_MAX, 10, `How many products, 1 to ${TOP_PRODUCTS_MAX}`)
   })
 )
 
 export const ActiveCustomersInput = ordered(
   Schema.Struct({
     ...dateRangeFields,
-    granularity: Schema.optionalWith(oneOf(GRANULARITIES, "Period length; weeks start on Monday (default week)"), {
+    granularity: Schema.optionalWith(oneOf(GRANULARITIES, "Period length; weeks start on Monday"), {
       default: () => "week" as const,
       exact: true
     })
@@ -72,7 +71,7 @@ export const OrdersExportInput = ordered(
   Schema.Struct({
     ...dateRangeFields,
     region: OnlyRegion,
-    maxRows: boundedInt(1, EXPORT_MAX_ROWS, 1000, `At most this many orders, 1 to ${EXPORT_MAX_ROWS} (default 1000)`)
+    maxRows: boundedInt(1, EXPORT_MAX_ROWS, 1000, `At most this many orders, 1 to ${EXPORT_MAX_ROWS}`)
   })
 )
 

@@ -3,16 +3,19 @@
  * the runtime's 'auto-inject' mode wraps `db.table(name)` so every builder it returns already
  * carries `.where(tenantColumn, 'eq', tenantId)`.
  *
- * The builder writes standard SQL with `?` placeholders; a `SqlDriver` renders the placeholders in
- * its database's syntax, binds the values and runs the statement (DuckDB: ./duckdb.ts, Postgres and
+ * The builder writes SQL with `?` placeholders; a `SqlDriver` renders the placeholders in its
+ * database's syntax, binds the values and runs the statement (DuckDB: ./duckdb.ts, Postgres and
  * ClickHouse: examples/postgres and examples/clickhouse). Whatever the driver:
  * - values are always bound parameters; identifiers must match IDENTIFIER or be `raw()` fragments;
+ * - hand-written fragments are read with the driver's SQL dialect (./sqlText.ts), so a `?` in
+ *   quotes or comments is not a placeholder;
  * - base tables are meant to be read only through `db.table()`: `db.with()` exposes builders as
  *   CTEs named after their keys, so complex queries read only the rows their builders select.
  *   A driver that can parse SQL (DuckDB's) checks hand-written parts before running them and
  *   rejects any that name a base table. The check catches honest mistakes, not hostile SQL:
  *   metric code is trusted code; request input only ever arrives as values.
  */
+import { scanPlaceholders, type SqlDialect, STANDARD_SQL } from "./sqlText.js"
 
 /** A value bound to a `?` placeholder. */
 export type SqlValue = string | number | boolean
@@ -44,6 +47,8 @@ export interface Statement extends CompiledQuery {
 
 /** Runs statements on one database. */
 export interface SqlDriver {
+  /** How its database quotes and comments: where `?` placeholders can be. Default STANDARD_SQL. */
+  readonly dialect?: SqlDialect
   /**
    * Binds `params` to the `?` placeholders in order and returns the rows as plain JSON values.
    * A driver that can parse SQL rejects a check whose SQL reads a table it does not allow (SqlGuardError).
@@ -51,38 +56,25 @@ export interface SqlDriver {
   execute(statement: Statement): Promise<ReadonlyArray<Row>>
 }
 
-/** Thrown when hand-written SQL would read a base table around `db.table()`, or is not one statement. */
+/**
+ * Thrown when hand-written SQL would read a base table around `db.table()`, is not one statement,
+ * or ends inside quotes or a comment (which would swallow the SQL the builder appends).
+ */
 export class SqlGuardError extends Error {
   override readonly name = "SqlGuardError"
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 
-// A quoted string literal or a placeholder: a `?` inside quotes is text, not a parameter.
-const LITERAL_OR_PLACEHOLDER = /'(?:[^']|'')*'|\?/g
-
-/** Replaces each `?` placeholder outside string literals by `render(index)`, for drivers with other syntax. */
-export const renderPlaceholders = (sql: string, render: (index: number) => string): string => {
-  let index = 0
-  return sql.replace(LITERAL_OR_PLACEHOLDER, (match) => (match === "?" ? render(index++) : match))
-}
-
-const countPlaceholders = (sql: string): number => {
-  let count = 0
-  renderPlaceholders(sql, () => String(count++))
-  return count
-}
-
-/** A SQL fragment written by the developer, with its own `?` parameters. */
+/**
+ * A SQL fragment written by the developer, with its own `?` parameters. Its placeholders are
+ * counted when a query is compiled for a driver, in that driver's dialect.
+ */
 export class RawSql {
   constructor(
     readonly sql: string,
     readonly params: ReadonlyArray<SqlValue> = []
   ) {
-    const placeholders = countPlaceholders(sql)
-    if (placeholders !== params.length) {
-      throw new Error(`raw SQL has ${placeholders} placeholder(s) but ${params.length} param(s): ${sql}`)
-    }
     params.forEach(assertValue)
   }
 }
@@ -114,6 +106,8 @@ export interface TableQuery extends Query {
 export type Source = Query | RawSql
 
 export interface Db {
+  /** The SQL dialect of the database behind it, for the few metrics whose SQL differs. */
+  readonly dialect: SqlDialect
   table(name: string): TableQuery
   /**
    * `WITH key AS (source), ... body`. Each key shadows the base table of the same name, a raw
@@ -149,6 +143,8 @@ class SqlWriter {
   readonly params: Array<SqlValue> = []
   readonly checks: Array<ReadCheck> = []
 
+  constructor(private readonly dialect: SqlDialect) {}
+
   text(sql: string): this {
     this.parts.push(sql)
     return this
@@ -160,18 +156,28 @@ class SqlWriter {
     return this
   }
 
-  /** Appends SQL that carries its own parameters: a raw fragment or a compiled subquery. */
+  /** Appends SQL that carries its own parameters, already checked: a compiled subquery or fragment. */
   append(part: CompiledQuery): this {
     this.parts.push(part.sql)
     this.params.push(...part.params)
     return this
   }
 
+  /** Appends a hand-written fragment once its placeholders match its values, read in the driver's dialect. */
+  fragment({ sql, params }: RawSql): this {
+    const { offsets, closed } = scanPlaceholders(sql, this.dialect)
+    if (offsets.length !== params.length) {
+      throw new Error(`raw SQL has ${offsets.length} placeholder(s) but ${params.length} param(s) in ${this.dialect.name} SQL: ${sql}`)
+    }
+    if (!closed) throw new SqlGuardError(`raw SQL ends inside quotes or a comment in ${this.dialect.name} SQL: ${sql}`)
+    return this.append({ sql, params })
+  }
+
   expr(expr: Expr): this {
     if (typeof expr === "string") return this.text(identifier(expr))
     // Checked as a select-list expression: a fragment must not read any table.
     this.checks.push({ sql: `SELECT ${expr.sql}`, allowed: NO_TABLES })
-    return this.append(expr)
+    return this.fragment(expr)
   }
 
   list(exprs: ReadonlyArray<Expr>): this {
@@ -222,6 +228,10 @@ const writeCondition = (out: SqlWriter, condition: Condition): void => {
 
 abstract class BaseQuery implements Query {
   constructor(protected readonly driver: SqlDriver) {}
+
+  protected writer(): SqlWriter {
+    return new SqlWriter(this.driver.dialect ?? STANDARD_SQL)
+  }
 
   /** SQL, params, and the hand-written parts to check before running. */
   abstract compile(): Statement
@@ -290,7 +300,7 @@ class TableQueryImpl extends BaseQuery implements TableQuery {
 
   compile(): Statement {
     const { table, columns, conditions, groups, orders, limit } = this.state
-    const out = new SqlWriter().text("SELECT ")
+    const out = this.writer().text("SELECT ")
     if (columns.length === 0) out.text("*")
     else out.list(columns)
     out.text(` FROM ${identifier(table)}`)
@@ -317,13 +327,13 @@ class WithQuery extends BaseQuery {
   }
 
   compile(): Statement {
-    const out = new SqlWriter()
+    const out = this.writer()
     const visible = new Set<string>()
     for (const [name, source] of Object.entries(this.sources)) {
       out.text(visible.size === 0 ? "WITH " : ", ").text(`${identifier(name)} AS (`)
       if (source instanceof RawSql) {
         out.checks.push({ sql: source.sql, allowed: new Set(visible) })
-        out.append(source)
+        out.fragment(source)
       } else if (source instanceof BaseQuery) {
         const inner = source.compile()
         out.checks.push(...inner.checks)
@@ -335,7 +345,7 @@ class WithQuery extends BaseQuery {
       visible.add(name.toLowerCase())
     }
     out.checks.push({ sql: this.body.sql, allowed: visible })
-    return out.append(this.body).statement()
+    return out.fragment(this.body).statement()
   }
 }
 
@@ -344,6 +354,7 @@ class WithQuery extends BaseQuery {
  * spread it or proxy it and replace `table`.
  */
 export const createDb = (driver: SqlDriver): Db => ({
+  dialect: driver.dialect ?? STANDARD_SQL,
   table: (name) =>
     new TableQueryImpl(driver, {
       table: checkedName(name),

@@ -1,7 +1,7 @@
 /**
- * The demo API over ClickHouse: copies the generated demo tables into the database
- * `queryserve_demo` (replacing them), then serves the endpoints ClickHouse can run through
- * `@clickhouse/client`.
+ * The demo API over a ClickHouse server: copies the generated demo tables into the database
+ * `queryserve_demo` (replacing them), then serves the ten endpoints through `@clickhouse/client`,
+ * with the same definitions and rendered SQL as `DEMO_ENGINE=clickhouse npm start` runs on chDB.
  *
  *   CLICKHOUSE_URL=http://localhost:8123 npx tsx examples/clickhouse/main.ts
  *
@@ -13,7 +13,7 @@ import { loadDemoDataset } from "../analytics/copyDataset.js"
 import { orderRowsFromEnv } from "../analytics/dataset.js"
 import { launchDemo } from "../analytics/launch.js"
 import { createDb } from "../analytics/sql.js"
-import { CLICKHOUSE_ENDPOINTS, clickHouseDriver, clickHouseTarget } from "./clickhouse.js"
+import { clickHouseDriver, clickHouseTarget, serverExecutor } from "./clickhouse.js"
 
 const DATABASE = "queryserve_demo"
 
@@ -27,9 +27,9 @@ await setup.command({ query: `CREATE DATABASE IF NOT EXISTS ${DATABASE}` })
 await setup.close()
 const client = createClient({ ...server, database: DATABASE })
 if (process.env.DEMO_LOAD !== "0") await loadDemoDataset(clickHouseTarget(client), orderRowsFromEnv(200_000))
+const executor = serverExecutor(client)
 await launchDemo({
   label: `ClickHouse, database ${DATABASE}`,
-  db: createDb(clickHouseDriver(client)),
-  endpoints: CLICKHOUSE_ENDPOINTS,
-  close: () => client.close()
+  db: createDb(clickHouseDriver(executor)),
+  close: () => executor.close()
 })

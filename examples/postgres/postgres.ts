@@ -8,7 +8,8 @@
 import pg from "pg"
 import type { AnalyticsEndpoint } from "../analytics/api.js"
 import { columnTypeIn, type DatasetTarget } from "../analytics/copyDataset.js"
-import { renderPlaceholders, type Row, type SqlDriver } from "../analytics/sql.js"
+import type { Row, SqlDriver } from "../analytics/sql.js"
+import { renderPlaceholders, STANDARD_SQL } from "../analytics/sqlText.js"
 
 const { types } = pg
 
@@ -41,7 +42,7 @@ const rowTypes: pg.CustomTypesConfig = {
 export const postgresDriver = (pool: pg.Pool): SqlDriver => ({
   execute: async ({ sql, params }) => {
     const result = await pool.query({
-      text: renderPlaceholders(sql, (index) => `$${index + 1}`),
+      text: renderPlaceholders(sql, STANDARD_SQL, params.length, (index) => `$${index + 1}`),
       values: [...params],
       types: rowTypes
     })

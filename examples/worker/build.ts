@@ -12,7 +12,7 @@
  */
 import { gzipSync } from "node:zlib"
 import { readFileSync, rmSync } from "node:fs"
-import { basename, join, relative } from "node:path"
+import { basename, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as esbuild from "esbuild"
 
@@ -46,8 +46,9 @@ const here = fileURLToPath(new URL(".", import.meta.url))
 
 export const bundleWorker = async (options: BundleOptions): Promise<WorkerBundle> => {
   rmSync(options.outdir, { recursive: true, force: true })
+  const entryPoint = resolve(options.entryPoint ?? join(here, "worker.ts"))
   const result = await esbuild.build({
-    entryPoints: [options.entryPoint ?? join(here, "worker.ts")],
+    entryPoints: [entryPoint],
     outdir: options.outdir,
     bundle: true,
     splitting: true,
@@ -66,7 +67,11 @@ export const bundleWorker = async (options: BundleOptions): Promise<WorkerBundle
   })
   const outputs = result.metafile.outputs
   const rel = (path: string): string => relative(options.outdir, path)
-  const entryPath = Object.keys(outputs).find((path) => outputs[path]!.entryPoint !== undefined)!
+  // Chunks loaded by a dynamic import are entry points too: the entry is the one built from entryPoint.
+  const entryPath = Object.keys(outputs).find((path) => {
+    const input = outputs[path]!.entryPoint
+    return input !== undefined && resolve(input) === entryPoint
+  })!
   const startup = new Set<string>()
   const visit = (path: string): void => {
     if (startup.has(path)) return

@@ -10,6 +10,13 @@ import { stopOnShutdownSignal } from "./shutdownSignals.js"
 
 const SHUTDOWN_MESSAGE = "queryserve:shutdown"
 
+/** Set on the workers this primary forks, to its pid: a worker of another cluster manager (pm2) has no such primary. */
+const PRIMARY_PID_ENV = "QUERYSERVE_PRIMARY_PID"
+
+/** True in a worker forked by `start({ workers })`, whose primary answers queryserve's IPC messages. */
+export const isQueryserveWorker = (): boolean =>
+  cluster.isWorker && process.env[PRIMARY_PID_ENV] === String(process.ppid)
+
 /** How long past the drain window a worker may take to exit before it is killed. */
 const EXIT_GRACE_MS = 2_000
 
@@ -56,7 +63,7 @@ export const startClusterPrimary = (options: NodeServerOptions): Promise<Running
   return new Promise((resolve, reject) => {
     let ready = 0
     const fork = (): void => {
-      const worker = cluster.fork()
+      const worker = cluster.fork({ [PRIMARY_PID_ENV]: String(process.pid) })
       workers.add(worker)
       let listening = false
       worker.once("listening", (address) => {

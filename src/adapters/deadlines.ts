@@ -1,5 +1,5 @@
 import { GatewayTimeout, InternalError } from "../domain/errors.js"
-import type { ServeResponse } from "../domain/http.js"
+import type { CorsHeaders, ServeResponse } from "../domain/http.js"
 import type { TransportRequest } from "../domain/transportRequest.js"
 import { adapterErrorResponse } from "./transport.js"
 
@@ -80,12 +80,13 @@ export const deliverInTime = (
   deadlines: DeadlineQueue | undefined,
   request: TransportRequest,
   pending: PromiseLike<ServeResponse>,
-  deliver: (response: ServeResponse) => void
+  deliver: (response: ServeResponse) => void,
+  cors: CorsHeaders | undefined
 ): void => {
-  const deadline = deadlines?.track(request, (error) => deliver(adapterErrorResponse(error, request.headers)))
+  const deadline = deadlines?.track(request, (error) => deliver(adapterErrorResponse(error, request.headers, cors)))
   const answered = (response: ServeResponse): void => {
     if (deadline !== undefined) deadlines?.settle(deadline)
     deliver(response)
   }
-  pending.then(answered, (error: unknown) => answered(adapterErrorResponse(new InternalError({ cause: error }), request.headers)))
+  pending.then(answered, (error: unknown) => answered(adapterErrorResponse(new InternalError({ cause: error }), request.headers, cors)))
 }

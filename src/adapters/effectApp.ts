@@ -43,7 +43,7 @@ const answer = (handler: ServeHandler, request: TransportRequest): Effect.Effect
     return Effect.async<ServeResponse>((resume) => {
       pending.then(
         (response) => resume(Effect.succeed(response)),
-        (error: unknown) => resume(Effect.succeed(adapterErrorResponse(new InternalError({ cause: error }), request.headers)))
+        (error: unknown) => resume(Effect.succeed(adapterErrorResponse(new InternalError({ cause: error }), request.headers, handler.corsHeaders)))
       )
       return Effect.sync(() => request.abort(new DOMException("The request was interrupted", "AbortError")))
     })
@@ -68,7 +68,11 @@ export const makeHttpApp = (api: { readonly handler: ServeHandler }, options: Ht
       }),
       Effect.catchAll((error) =>
         Effect.succeed(
-          adapterErrorResponse(error instanceof PayloadTooLarge ? error : new InternalError({ cause: error }), request.headers)
+          adapterErrorResponse(
+            error instanceof PayloadTooLarge ? error : new InternalError({ cause: error }),
+            request.headers,
+            api.handler.corsHeaders
+          )
         )
       ),
       Effect.map(toHttpServerResponse),

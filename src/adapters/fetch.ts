@@ -4,6 +4,7 @@ import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import { deadlineQueue, deliverInTime } from "./deadlines.js"
+import { toFetchResponse } from "./fetchResponse.js"
 import { adapterErrorResponse, concatBytes, DEFAULT_BODY_LIMIT, payloadTooLarge, type TransportOptions } from "./transport.js"
 
 export type FetchHandlerOptions = TransportOptions
@@ -38,9 +39,6 @@ const readBody = async (request: Request, limit: number): Promise<Uint8Array | u
   return concatBytes(chunks, size)
 }
 
-const toFetchResponse = (response: ServeResponse): Response =>
-  new Response(response.body, { status: response.status, headers: response.headers })
-
 /**
  * A fetch-style `(request: Request) => Promise<Response>` over a ServeHandler, for runtimes that speak
  * the Fetch API (Deno, Bun, edge platforms, Hono, Node behind an adapter). Same limits as the Node server.
@@ -57,7 +55,7 @@ export const createFetchHandler = (handler: ServeHandler, options: FetchHandlerO
     const remoteAddress = forwardedAddress(headers["x-forwarded-for"], trustedHops)
     const serveRequest = new TransportRequest(method, path, query, headers, body, remoteAddress, request, request.signal)
     const pending = handler(serveRequest)
-    return isPromiseLike(pending) ? new Promise((resolve) => deliverInTime(deadlines, serveRequest, pending, resolve)) : pending
+    return isPromiseLike(pending) ? new Promise((resolve) => deliverInTime(deadlines, serveRequest, pending, resolve, handler.corsHeaders)) : pending
   }
 
   return async (request) => {
@@ -66,10 +64,10 @@ export const createFetchHandler = (handler: ServeHandler, options: FetchHandlerO
       headers[name] = value
     })
     try {
-      return toFetchResponse(await answer(request, headers))
+      return await toFetchResponse(await answer(request, headers), headers)
     } catch (error) {
       const failure = error instanceof PayloadTooLarge ? error : new InternalError({ cause: error })
-      return toFetchResponse(adapterErrorResponse(failure, headers))
+      return toFetchResponse(adapterErrorResponse(failure, headers, handler.corsHeaders), headers)
     }
   }
 }

@@ -1,10 +1,12 @@
-import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { finished } from "node:stream"
 import { InternalError, PayloadTooLarge, type ServeError, ServiceUnavailable, ValidationError } from "../domain/errors.js"
 import { forwardedAddress, type ServeHandler, type ServeResponse, trustedHopCount } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import { type DeadlineQueue, deadlineQueue, deliverInTime } from "./deadlines.js"
+import { writeResponse } from "./nodeResponse.js"
 import {
   adapterErrorResponse,
   DEFAULT_BODY_LIMIT,
@@ -14,7 +16,11 @@ import {
 
 export type NodeHandlerOptions = TransportOptions
 
-export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void
+/** What `createNodeHandler` returns: a listener whose promise settles once the response is written (or the client left). */
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>
+
+/** The listener a server calls; nobody waits on it. */
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void
 
 /** Lets a server refuse new requests while it drains, and know when the last one in flight was answered. */
 export interface RequestGate {
@@ -63,30 +69,11 @@ const readBody = (
   })
 }
 
-const write = (res: ServerResponse, response: ServeResponse, close: boolean): void => {
-  if (close) res.setHeader("connection", "close")
-  // Without a length node:http answers chunked (writeHead fixes the framing before `end` sees the
-  // body). The pipeline builds a fresh header object per response, so it is completed in place.
-  if (response.body !== null) response.headers["content-length"] = String(Buffer.byteLength(response.body))
-  try {
-    res.writeHead(response.status, response.headers)
-  } catch (error) {
-    // node:http refuses some statuses and header values (a ServeHttpError with status 99, a CR or LF
-    // a handler put into ctx.setHeader); thrown here, that would end the process. It is a 500 instead.
-    console.error("[queryserve] node:http refused the response; answering 500 instead", error)
-    const fallback = adapterErrorResponse(new InternalError({ cause: error }), res.req.headers)
-    // The refused attempt already set a status message; name the 500 explicitly.
-    res.writeHead(fallback.status, STATUS_CODES[fallback.status], fallback.headers)
-    return void res.end(fallback.body)
-  }
-  res.end(response.body ?? undefined)
-}
-
 const shuttingDown = new ServiceUnavailable({ message: "The server is shutting down" })
 
 const missingHost = new ValidationError({
   message: "An HTTP/1.1 request needs a Host header",
-  issues: [{ path: ["headers", "host"], message: "Required" }]
+  issues: [{ path: ["headers", "host"], message: "is required" }]
 })
 
 const clientClosed = (): DOMException => new DOMException("The client closed the connection", "AbortError")
@@ -99,9 +86,10 @@ export const makeNodeListener = (
   handler: ServeHandler,
   options: NodeHandlerOptions,
   gate: RequestGate | undefined
-): NodeListener => {
+): RequestListener => {
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const trustedHops = trustedHopCount(options.trustProxy)
+  const cors = handler.corsHeaders
   const deadlines: DeadlineQueue | undefined = deadlineQueue(options.requestTimeout)
 
   /** Writes the one answer of an admitted request; later attempts (a late handler after a 504) are dropped. */
@@ -112,16 +100,16 @@ export const makeNodeListener = (
       if (gate.draining) close = true
       gate.leave()
     }
-    write(res, response, close)
+    writeResponse(res, response, close, cors)
   }
   const fail = (req: IncomingMessage, res: ServerResponse, error: ServeError, close = false): void =>
-    send(res, adapterErrorResponse(error, req.headers), close)
+    send(res, adapterErrorResponse(error, req.headers, cors), close)
 
   const awaitAnswer = (res: ServerResponse, request: TransportRequest, answer: PromiseLike<ServeResponse>): void => {
     res.on("close", () => {
       if (!res.writableFinished) request.abort(clientClosed())
     })
-    deliverInTime(deadlines, request, answer, (response) => send(res, response, false))
+    deliverInTime(deadlines, request, answer, (response) => send(res, response, false), cors)
   }
 
   const dispatch = (req: IncomingMessage, res: ServerResponse, body: unknown): void => {
@@ -140,7 +128,7 @@ export const makeNodeListener = (
 
   return (req, res) => {
     if (gate !== undefined) {
-      if (gate.draining) return write(res, adapterErrorResponse(shuttingDown, req.headers), true)
+      if (gate.draining) return writeResponse(res, adapterErrorResponse(shuttingDown, req.headers, cors), true, cors)
       gate.enter()
     }
     // RFC 9112 requires Host; startNodeServer leaves this check to us, as node:http's own answers a bare 400.
@@ -154,6 +142,18 @@ export const makeNodeListener = (
   }
 }
 
-/** A Node `(req, res)` listener over a ServeHandler, for your own `http.createServer` or framework. */
-export const createNodeHandler = (handler: ServeHandler, options: NodeHandlerOptions = {}): NodeListener =>
-  makeNodeListener(handler, options, undefined)
+const written = (res: ServerResponse): Promise<void> =>
+  res.writableFinished ? Promise.resolve() : new Promise((resolve) => void finished(res, () => resolve()))
+
+/**
+ * A Node `(req, res)` listener over a ServeHandler, for your own `http.createServer` or framework.
+ * Frameworks that await their handlers (and code written for @hypequery/serve) get a promise that
+ * settles once the response is written; it never rejects.
+ */
+export const createNodeHandler = (handler: ServeHandler, options: NodeHandlerOptions = {}): NodeListener => {
+  const listener = makeNodeListener(handler, options, undefined)
+  return (req, res) => {
+    listener(req, res)
+    return written(res)
+  }
+}

@@ -85,7 +85,7 @@ const startSingleServer = async (handler: ServeHandler, options: NodeServerOptio
     listener
   )
   server.keepAliveTimeout = options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT
-  answerProtocolErrors(server, listener)
+  answerProtocolErrors(server, listener, handler.corsHeaders)
   const port = await listen(server, resolvePort(options.port), hostname)
 
   let stopped: Promise<void> | undefined

@@ -1,8 +1,8 @@
 import { maxHeaderSize, type Server, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { NotFound, type ServeError, ServeHttpError, ValidationError } from "../domain/errors.js"
-import type { ServeResponse } from "../domain/http.js"
-import type { NodeListener } from "./node.js"
+import type { CorsHeaders, ServeResponse } from "../domain/http.js"
+import type { RequestListener } from "./node.js"
 import { adapterErrorResponse } from "./transport.js"
 
 /** What node:http reports about a request it could not parse or did not receive in time. */
@@ -30,8 +30,9 @@ const rawAnswer = (response: ServeResponse): string => {
   return `${head}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
 }
 
-const answerAndClose = (socket: Duplex, error: ServeError): void => {
-  socket.end(rawAnswer(adapterErrorResponse(error, undefined)))
+const answerAndClose = (socket: Duplex, error: ServeError, cors: CorsHeaders | undefined): void => {
+  // No header was parsed, so no Origin either: the CORS answer for an unknown origin.
+  socket.end(rawAnswer(adapterErrorResponse(error, undefined, cors)))
   // Once the answer is out, the connection has nothing left to say (the parser gave up on it).
   socket.once("finish", () => socket.destroy())
 }
@@ -43,13 +44,13 @@ const answerAndClose = (socket: Duplex, error: ServeError): void => {
  * tunnels). An `Expect` other than `100-continue` is ignored and the request served, as RFC 9110
  * allows, instead of node:http's 417.
  */
-export const answerProtocolErrors = (server: Server, listener: NodeListener): void => {
+export const answerProtocolErrors = (server: Server, listener: RequestListener, cors: CorsHeaders | undefined): void => {
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     // A peer that reset the connection, or a socket already closing, cannot be answered.
     if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy()
-    answerAndClose(socket, protocolError(error))
+    answerAndClose(socket, protocolError(error), cors)
   })
   server.on("connect", (request: { readonly url?: string }, socket: Duplex) =>
-    answerAndClose(socket, new NotFound({ message: `No route for CONNECT ${request.url ?? ""}` })))
+    answerAndClose(socket, new NotFound({ message: `No route for CONNECT ${request.url ?? ""}` }), cors))
   server.on("checkExpectation", listener)
 }

@@ -1,7 +1,8 @@
 import { toErrorResponse } from "../domain/envelope.js"
 import { PayloadTooLarge, type ServeError } from "../domain/errors.js"
-import type { HeaderMap, ServeResponse } from "../domain/http.js"
+import { type CorsHeaders, getHeader, type HeaderMap, type ServeResponse } from "../domain/http.js"
 import { resolveRequestId } from "../pipeline/requestId.js"
+import { finishHeaders } from "../pipeline/respond.js"
 
 /** What every adapter shares: limits, the client address behind a proxy, and its own error answers. */
 export interface TransportOptions {
@@ -30,16 +31,23 @@ export const concatBytes = (chunks: ReadonlyArray<Uint8Array>, size: number): Ui
   return bytes
 }
 
-/** The answer to a failure an adapter detects outside the pipeline (413, 503 while draining, a handler that threw). */
-export const adapterErrorResponse = (error: ServeError, headers: HeaderMap | undefined): ServeResponse => {
+/**
+ * The answer to a failure an adapter detects outside the pipeline (413, 503 while draining, a handler
+ * that threw), with the request id and, when the API has CORS, the same CORS headers the pipeline
+ * would give. `headers` is undefined when none could be parsed: the answer for no Origin is used.
+ */
+export const adapterErrorResponse = (
+  error: ServeError,
+  headers: HeaderMap | undefined,
+  cors: CorsHeaders | undefined
+): ServeResponse => {
   const mapped = toErrorResponse(error)
-  return {
-    status: mapped.status,
-    headers: {
-      ...mapped.headers,
-      "content-type": "application/json; charset=utf-8",
-      "x-request-id": resolveRequestId({ method: "", path: "", headers })
-    },
-    body: JSON.stringify(mapped.envelope)
-  }
+  const request = { headers }
+  const answerHeaders = finishHeaders(
+    { ...mapped.headers, "content-type": "application/json; charset=utf-8" },
+    resolveRequestId({ method: "", path: "", headers }),
+    cors?.(getHeader(request, "origin")),
+    undefined
+  )
+  return { status: mapped.status, headers: answerHeaders, body: JSON.stringify(mapped.envelope) }
 }

@@ -3,7 +3,8 @@ import { Unauthorized } from "../domain/errors.js"
 import { getHeader, type ServeRequest } from "../domain/http.js"
 import type { DocumentedAuthStrategy } from "../openapi/securityScheme.js"
 import { type MaybePromise, andThen } from "../domain/maybePromise.js"
-import { digestsEqual, sha256 } from "../domain/sha256.js"
+import { sha256Digest } from "../domain/digest.js"
+import { digestsEqual } from "../domain/sha256.js"
 
 interface ApiKeyHeader {
   /** Header that carries the key. Default `x-api-key`; read case-insensitively. */
@@ -26,12 +27,12 @@ const DEFAULT_HEADER = "x-api-key"
 /**
  * Looks a presented key up in a fixed table without leaking, through timing, how much of it matched:
  * every entry is compared, as SHA-256 digests (equal lengths) whose bytes are all compared, and the loop
- * never exits early. Pure JavaScript and synchronous: it runs on every runtime and keeps requests sync.
+ * never exits early. Synchronous on every runtime, so a key table keeps requests synchronous.
  */
 const constantTimeTable = <TAuth>(keys: Readonly<Record<string, TAuth>>) => {
-  const entries = Object.entries(keys).map(([key, caller]) => ({ digest: sha256(key), caller }))
+  const entries = Object.entries(keys).map(([key, caller]) => ({ digest: sha256Digest().bytes(key), caller }))
   return (key: string): TAuth | null => {
-    const presented = sha256(key)
+    const presented = sha256Digest().bytes(key)
     let found: TAuth | null = null
     for (const entry of entries) {
       if (digestsEqual(entry.digest, presented)) found = entry.caller

@@ -2,6 +2,7 @@ import type { JWTPayload, JWTVerifyGetKey, KeyObject } from "jose"
 import type { AuthStrategy, ServeAuthContext } from "../domain/config.js"
 import { ServiceUnavailable, Unauthorized } from "../domain/errors.js"
 import { getHeader } from "../domain/http.js"
+import { tenantIdOf } from "../domain/tenant.js"
 import type { DocumentedAuthStrategy } from "../openapi/securityScheme.js"
 
 /** Where a caller fact is read from: a claim name (taken verbatim, dots included) or a function of the payload. */
@@ -20,7 +21,19 @@ export interface JwtAuthOptions {
   readonly issuer?: string | ReadonlyArray<string>
   /** Required `aud`: one value or any of several. */
   readonly audience?: string | ReadonlyArray<string>
-  /** Leeway for `exp`/`nbf`, in seconds. Default 0. */
+  /**
+   * A token without `exp` would be accepted forever: it is refused (401 `invalid_credentials`) unless
+   * this is false. Default true.
+   */
+  readonly requireExpiry?: boolean
+  /**
+   * Oldest accepted token, by its `iat`: seconds, or a span such as `"15m"`, `"2 hours"`, `"1d"`.
+   * Tokens without `iat` are then refused. Default: no limit.
+   */
+  readonly maxTokenAge?: number | string
+  /** Leeway for `exp`, `nbf` and `maxTokenAge`: seconds, or a span such as `"30s"`. Default 0. */
+  readonly clockTolerance?: number | string
+  /** @deprecated Use `clockTolerance` (same number of seconds). */
   readonly clockToleranceSeconds?: number
   /** Where roles, scopes and the tenant id come from. Defaults: `roles`, `scope` (else `scp`), `tenant_id`. */
   readonly claims?: {
@@ -79,16 +92,38 @@ const keySource = (jose: Jose, options: JwtAuthOptions): JWTVerifyGetKey => {
   return () => (imported ??= jose.importSPKI(publicKey, options.algorithms![0]!))
 }
 
+/** What a token lacking a claim is told, for the claims whose absence this strategy refuses. */
+const MISSING_CLAIM: Readonly<Record<string, string>> = {
+  exp: "The bearer token has no expiry time (exp claim)",
+  iat: "The bearer token has no issue time (iat claim), so its age cannot be checked"
+}
+
+const describeFailure = (errors: Jose["errors"], error: unknown): string => {
+  if (error instanceof errors.JWTExpired) {
+    return error.claim === "iat" ? "The bearer token is older than the accepted maximum age" : "The bearer token has expired"
+  }
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.reason === "missing") return MISSING_CLAIM[error.claim] ?? `The bearer token has no "${error.claim}" claim`
+    return `The bearer token's "${error.claim}" claim is not accepted`
+  }
+  return "The bearer token is not valid"
+}
+
+// The spans jose accepts for `maxTokenAge` and `clockTolerance`, checked here so a typo fails at start-up, not per request.
+const SPAN = /^\d+(\.\d+)? ?(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|weeks?|y|yrs?|years?)$/i
+
+const checkSpan = (name: string, value: number | string | undefined): void => {
+  if (value === undefined) return
+  const valid = typeof value === "number" ? Number.isFinite(value) && value >= 0 : SPAN.test(value)
+  if (!valid) throw new TypeError(`jwtAuth: ${name} must be seconds (a number ≥ 0) or a span such as "30s", "15m", "2h", not ${JSON.stringify(value)}`)
+}
+
 const rejection = ({ errors }: Jose, error: unknown, usesJwks: boolean): Unauthorized | ServiceUnavailable => {
   // A key set that cannot be fetched is an outage of the identity provider, not a bad token.
   if (usesJwks && (!(error instanceof errors.JOSEError) || error instanceof errors.JWKSTimeout)) {
     return new ServiceUnavailable({ message: "The token signing keys could not be fetched" })
   }
-  const description = error instanceof errors.JWTExpired
-    ? "The bearer token has expired"
-    : error instanceof errors.JWTClaimValidationFailed
-    ? `The bearer token's "${error.claim}" claim is not accepted`
-    : "The bearer token is not valid"
+  const description = describeFailure(errors, error)
   return new Unauthorized({
     message: description,
     reason: "invalid_credentials",
@@ -98,10 +133,15 @@ const rejection = ({ errors }: Jose, error: unknown, usesJwks: boolean): Unautho
 
 /**
  * Authenticates `Authorization: Bearer <jwt>` with `jose`. No bearer token: no caller (null). A token
- * that fails signature, algorithm, `exp`/`nbf`, issuer or audience checks: 401 `invalid_credentials`.
+ * that fails signature, algorithm, `exp`/`nbf`, issuer, audience or age checks, or has no `exp`
+ * (unless `requireExpiry: false`): 401 `invalid_credentials`. Keys are only ever the configured ones:
+ * a `jku`, `x5u` or embedded `jwk` header in a token is never followed.
  */
 export const jwtAuth = (options: JwtAuthOptions): DocumentedAuthStrategy<JwtAuthContext> => {
   checkKeyOptions(options)
+  const clockTolerance = options.clockTolerance ?? options.clockToleranceSeconds
+  checkSpan("clockTolerance", clockTolerance)
+  checkSpan("maxTokenAge", options.maxTokenAge)
   // jose is loaded when a strategy is made, not when queryserve is imported; a first token waits for it.
   const ready = import("jose").then((jose) => ({ jose, getKey: keySource(jose, options) }))
   // Handled here so that a strategy no token ever reaches reports nothing; requests that await `ready` see the failure.
@@ -115,7 +155,9 @@ export const jwtAuth = (options: JwtAuthOptions): DocumentedAuthStrategy<JwtAuth
       : undefined,
     issuer: typeof options.issuer === "string" ? options.issuer : options.issuer && [...options.issuer],
     audience: typeof options.audience === "string" ? options.audience : options.audience && [...options.audience],
-    clockTolerance: options.clockToleranceSeconds
+    clockTolerance,
+    maxTokenAge: options.maxTokenAge,
+    requiredClaims: options.requireExpiry === false ? [] : ["exp"]
   }
   const rolesClaim = options.claims?.roles ?? "roles"
   const scopesClaim = options.claims?.scopes ?? defaultScopes
@@ -126,12 +168,12 @@ export const jwtAuth = (options: JwtAuthOptions): DocumentedAuthStrategy<JwtAuth
     const { payload } = await jose.jwtVerify(token, getKey, verifyOptions).catch((error: unknown) => {
       throw rejection(jose, error, usesJwks)
     })
-    const tenantId = read(payload, tenantClaim)
+    const tenantId = tenantIdOf(read(payload, tenantClaim))
     return {
       subject: payload.sub,
       roles: nameList(read(payload, rolesClaim)),
       scopes: nameList(read(payload, scopesClaim)),
-      tenantId: typeof tenantId === "string" || typeof tenantId === "number" ? String(tenantId) : undefined,
+      tenantId: tenantId ?? undefined,
       claims: payload
     }
   }

@@ -106,12 +106,13 @@ export const contractRoutes = (
   definition: ServeDefinition,
   endpoints: () => ReadonlyArray<ServeEndpoint>
 ): ReadonlyArray<StaticRoute> => {
-  const { openapi, docs } = definition
+  const { openapi, docs, listening } = definition
   const paths = contractPaths(definition)
   const openapiPath = paths.openapi
   if (openapiPath === undefined) return []
   // The docs title names the API on the page's heading too, unless the OpenAPI options name it.
-  const documentOptions = { ...openapi, title: openapi.title ?? docs.title }
+  const servers = openapi.servers ?? (listening.url === undefined ? undefined : [{ url: listening.url }])
+  const documentOptions = { ...openapi, title: openapi.title ?? docs.title, servers }
   const routes = [openApiRoute(openapiPath, () => buildOpenApiDocument(endpoints(), documentOptions))]
   if (paths.docs === undefined) return routes
   const title = docs.title ?? openapi.info?.title ?? openapi.title

@@ -1,4 +1,4 @@
-import { getHeader, type ServeRequest, type ServeResponse } from "../domain/http.js"
+import { type CompressedBodies, getHeader, type ServeRequest, type ServeResponse } from "../domain/http.js"
 import { andThen, type MaybePromise } from "../domain/maybePromise.js"
 import { ifNoneMatchHits, strongEtag } from "../pipeline/cache.js"
 
@@ -6,11 +6,13 @@ import { ifNoneMatchHits, strongEtag } from "../pipeline/cache.js"
 export interface StaticAsset {
   readonly body: string
   readonly headers: Readonly<Record<string, string>>
+  /** Its compressed forms, made once by the adapter that first needs each. */
+  readonly compressed: CompressedBodies
 }
 
 /** The asset with its ETag; a promise when a large body is digested asynchronously. */
 export const makeStaticAsset = (body: string, headers: Readonly<Record<string, string>>): MaybePromise<StaticAsset> =>
-  andThen(strongEtag(body), (etag) => ({ body, headers: { ...headers, etag } }))
+  andThen(strongEtag(body), (etag) => ({ body, headers: { ...headers, etag }, compressed: {} }))
 
 /** 200 with the asset, or 304 without a body when the client already holds this version. */
 export const answerWithAsset = (request: ServeRequest, asset: StaticAsset): ServeResponse => {
@@ -18,5 +20,5 @@ export const answerWithAsset = (request: ServeRequest, asset: StaticAsset): Serv
     const { "content-type": _contentType, ...headers } = asset.headers
     return { status: 304, headers: { ...headers }, body: null }
   }
-  return { status: 200, headers: { ...asset.headers }, body: asset.body }
+  return { status: 200, headers: { ...asset.headers }, body: asset.body, compressed: asset.compressed }
 }

@@ -1,3 +1,9 @@
+/**
+ * How a request reached the endpoint: `http` for its own route, `mcp` for a tool call over the Model
+ * Context Protocol. In-process calls (`execute`, `run`) carry none.
+ */
+export type QueryTransport = "http" | "mcp"
+
 /** One lifecycle event of an endpoint execution, as `queryLogger` listeners receive it. */
 export interface ServeQueryEvent {
   readonly requestId: string
@@ -12,6 +18,9 @@ export interface ServeQueryEvent {
   readonly responseStatus?: number
   readonly error?: Error
   readonly result?: unknown
+  /** On completed events of endpoints with a result cache: true for a hit, false for a miss. */
+  readonly cacheHit?: boolean
+  readonly transport?: QueryTransport
 }
 
 /** ISO 8601 text of a time in ms; the lines of one millisecond (many under load) share one Date formatting. */
@@ -30,10 +39,17 @@ const isoTimestamp = (() => {
 
 const errorMessage = (event: ServeQueryEvent): string => event.error?.message ?? `HTTP ${event.responseStatus ?? 500}`
 
-/** `✓ GET /api/analytics/revenue → 200 (12ms)`, `✗ … - message`; null for started events. */
+const cacheNote = (event: ServeQueryEvent): string =>
+  event.cacheHit === undefined ? "" : event.cacheHit ? ", cache hit" : ", cache miss"
+
+/**
+ * `✓ GET /api/analytics/revenue → 200 (12ms)`, `(12ms, cache hit)` on cached endpoints, `✗ … - message`,
+ * `[mcp]` after a tool call's; null for started events.
+ */
 export const formatQueryEvent = (event: ServeQueryEvent): string | null => {
   if (event.status === "started") return null
-  const line = `${event.method} ${event.path} → ${event.responseStatus ?? (event.status === "error" ? 500 : 200)} (${Math.round(event.durationMs ?? 0)}ms)`
+  const line = `${event.method} ${event.path} → ${event.responseStatus ?? (event.status === "error" ? 500 : 200)} (${Math.round(event.durationMs ?? 0)}ms${cacheNote(event)})` +
+    (event.transport === "mcp" ? " [mcp]" : "")
   return event.status === "completed" ? `✓ ${line}` : `✗ ${line} - ${errorMessage(event)}`
 }
 
@@ -58,8 +74,8 @@ const hundredths = (ms: number): string => {
 const jsonNumber = (value: number): string => (Number.isFinite(value) ? `${value}` : "null")
 
 /**
- * One JSON object per event (durationMs to 0.01 ms; timestamp = end time, ISO 8601); null for started
- * events. Written by hand rather than by JSON.stringify of an object: it runs for every request, and
+ * One JSON object per event (durationMs to 0.01 ms; `cacheHit` on cached endpoints; timestamp = end
+ * time, ISO 8601; `transport: "mcp"` after a tool call's); null for started events. Written by hand rather than by JSON.stringify of an object: it runs for every request, and
  * this is about twice as fast; strings that need escaping still go through JSON.stringify.
  */
 export const formatQueryEventJSON = (event: ServeQueryEvent): string | null => {
@@ -69,7 +85,10 @@ export const formatQueryEventJSON = (event: ServeQueryEvent): string | null => {
     jsonString(event.requestId)
   },"endpoint":${jsonString(event.endpointKey)},"status":${jsonNumber(event.responseStatus ?? (failed ? 500 : 200))},"durationMs":${
     hundredths(event.durationMs ?? 0)
-  },"timestamp":"${isoTimestamp(event.endTime ?? event.startTime)}"${failed ? `,"error":${jsonString(errorMessage(event))}` : ""}}`
+  }${typeof event.cacheHit === "boolean" ? `,"cacheHit":${event.cacheHit}` : ""},"timestamp":"${isoTimestamp(event.endTime ?? event.startTime)}"${
+    // Only tool calls say how they came: an HTTP line stays as it always was.
+    event.transport === "mcp" ? `,"transport":"mcp"` : ""
+  }${failed ? `,"error":${jsonString(errorMessage(event))}` : ""}}`
 }
 
 export const formatSlowQuery = (event: ServeQueryEvent, thresholdMs: number): string =>

@@ -33,7 +33,18 @@ export interface ServeResponse {
   readonly status: number
   readonly headers: Record<string, string>
   readonly body: string | null
+  /**
+   * Where adapters keep the compressed forms of a body that does not change (docs script, OpenAPI
+   * document), so it is compressed once. Absent on answers built per request.
+   */
+  readonly compressed?: CompressedBodies
 }
+
+/** The content codings adapters compress with. */
+export type ContentCoding = "br" | "gzip"
+
+/** Compressed forms of one body, filled by the adapters on first use. */
+export type CompressedBodies = Partial<Record<ContentCoding, Uint8Array | Promise<Uint8Array>>>
 
 /** Returns a copy of `headers` with lower-case names; array values are kept. */
 export const normalizeHeaderMap = (headers: HeaderMap | undefined): Record<string, string | ReadonlyArray<string>> => {
@@ -62,6 +73,10 @@ export const forwardedAddress = (header: HeaderValue, trustedHops: number): stri
 export const trustedHopCount = (trustProxy: boolean | number | undefined): number =>
   typeof trustProxy === "number" ? trustProxy : trustProxy === true ? 1 : 0
 
+/** The client address: the one `trustedHops` proxies forwarded (see `forwardedAddress`), else the request's own. */
+export const clientAddress = (request: ServeRequest, trustedHops: number): string | undefined =>
+  (trustedHops > 0 ? forwardedAddress(getHeader(request, "x-forwarded-for"), trustedHops) : undefined) ?? request.remoteAddress
+
 /** Case-insensitive header read; an array value yields its first entry. */
 export const getHeader = (request: Pick<ServeRequest, "headers">, name: string): string | undefined => {
   const headers = request.headers
@@ -82,5 +97,15 @@ export const getHeader = (request: Pick<ServeRequest, "headers">, name: string):
   return typeof value === "string" ? value : value[0]
 }
 
+/** The CORS headers an answer to a request from `origin` carries (undefined: the request named none). */
+export type CorsHeaders = (origin: string | undefined) => Readonly<Record<string, string>>
+
 /** The low-level handler every adapter drives. Synchronous when every stage of the request was. */
-export type ServeHandler = (request: ServeRequest) => MaybePromise<ServeResponse>
+export interface ServeHandler {
+  (request: ServeRequest): MaybePromise<ServeResponse>
+  /**
+   * The API's CORS headers, when it has `cors`: adapters add them to the answers they make
+   * themselves (413, 408, 431, 400 for unparsable HTTP, 503 while draining).
+   */
+  readonly corsHeaders?: CorsHeaders
+}

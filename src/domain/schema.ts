@@ -3,15 +3,16 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import * as JSONSchema from "effect/JSONSchema"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
 import { type Coercion, compileCoercion } from "./coerce.js"
-import { InternalError, ValidationError, type ValidationIssue } from "./errors.js"
+import { effectJsonSchema } from "./effectJsonSchema.js"
+import { InternalError, ValidationError } from "./errors.js"
 import { compileFastDecoder, NO_MATCH } from "./fastDecode.js"
+import { formatParseIssues } from "./issueMessages.js"
 import type { QueryParams } from "./http.js"
 import type { JsonSchema } from "./jsonSchema.js"
-import { type MaybePromise, andThen } from "./maybePromise.js"
+import { type MaybePromise, andThen, isPromiseLike } from "./maybePromise.js"
 
 /** What `inputSchema`/`outputSchema` accept: an Effect Schema or any Standard Schema v1 validator. */
 export type ServeSchema = Schema.Schema.AnyNoContext | StandardSchemaV1
@@ -66,13 +67,44 @@ const cachedJsonSchema = (schema: object, role: SchemaRole, make: () => JsonSche
   return cached ?? undefined
 }
 
+/** `decode` returned without throwing, synchronously. */
+const acceptsSync = (decode: CompiledSchema["decode"], value: unknown): boolean => {
+  try {
+    const result = decode(value)
+    if (isPromiseLike(result)) result.then(undefined, () => {})
+    return !isPromiseLike(result)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A schema for "no input" (Effect `Schema.Void`/`Schema.Undefined`, zod `z.void()`/`z.undefined()`)
+ * refuses the `{}` an empty query string reads as, and accepts `undefined`: such an endpoint is
+ * given `undefined` when nothing was sent. Asked once, of the validator itself.
+ */
+const takesNoInput = (decode: CompiledSchema["decode"]): boolean => !acceptsSync(decode, {}) && acceptsSync(decode, undefined)
+
 /** Compiles the coercion on the first request that needs it, then reuses it. */
-const lazyCoercion = (jsonSchema: () => JsonSchema | undefined): ((params: QueryParams) => unknown) => {
+const lazyCoercion = (
+  jsonSchema: () => JsonSchema | undefined,
+  decode: CompiledSchema["decode"]
+): ((params: QueryParams) => unknown) => {
   let coercion: Coercion | null | undefined
+  let noInput = false
   return (params) => {
-    if (coercion === undefined) coercion = compileCoercion(jsonSchema()) ?? null
+    if (coercion === undefined) {
+      noInput = takesNoInput(decode)
+      coercion = compileCoercion(jsonSchema()) ?? null
+    }
+    if (noInput && isEmpty(params)) return undefined
     return coercion === null ? params : coercion(params)
   }
+}
+
+const isEmpty = (params: QueryParams): boolean => {
+  for (const _key in params) return false
+  return true
 }
 
 const withJsonSchema = (
@@ -82,24 +114,12 @@ const withJsonSchema = (
   make: () => JsonSchema | undefined
 ): CompiledSchema => {
   const jsonSchema = () => cachedJsonSchema(schema, role, make)
-  return { ...operations, jsonSchema, coerce: role === "input" ? lazyCoercion(jsonSchema) : identity }
+  return { ...operations, jsonSchema, coerce: role === "input" ? lazyCoercion(jsonSchema, operations.decode) : identity }
 }
 
 const INPUT_MESSAGE = "Input failed validation"
 
-const fromParseIssue = (issue: ParseResult.ParseIssue): ReadonlyArray<ValidationIssue> =>
-  ParseResult.ArrayFormatter.formatIssueSync(issue).map((entry) => ({ path: entry.path, message: entry.message }))
-
 const isAsyncRequired = (issue: ParseResult.ParseIssue): boolean => issue._tag === "Forbidden"
-
-/** The wire side of an Effect Schema, refinements kept; a schema JSON Schema cannot express has none. */
-const effectJsonSchema = (schema: Schema.Schema.AnyNoContext): JsonSchema | undefined => {
-  try {
-    return JSONSchema.make(schema, { target: "jsonSchema2020-12" }) as unknown as JsonSchema
-  } catch {
-    return undefined
-  }
-}
 
 // Decoding goes through ParseResult, which Schema itself calls: importing effect/Schema would load
 // it (and fast-check) for APIs whose schemas are zod, valibot or arktype.
@@ -116,7 +136,7 @@ const compileEffectSchema = (schema: Schema.Schema.AnyNoContext, role: SchemaRol
       const failure = Cause.failureOption(exit.cause)
       throw failure._tag === "Some" ? onFailure(failure.value) : new InternalError({ cause: Cause.squash(exit.cause) })
     })
-  const invalid = (issue: ParseResult.ParseIssue) => new ValidationError({ message: INPUT_MESSAGE, issues: fromParseIssue(issue) })
+  const invalid = (issue: ParseResult.ParseIssue) => new ValidationError({ message: INPUT_MESSAGE, issues: formatParseIssues(issue) })
   const unshapeable = (issue: ParseResult.ParseIssue) => new InternalError({ cause: ParseResult.parseError(issue) })
   return withJsonSchema(schema, role, {
     decode: (value) => {

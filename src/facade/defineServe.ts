@@ -3,19 +3,24 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Runtime from "effect/Runtime"
 import type {
-  AnyQueryConfig,
   AuthStrategy,
   ServeAuthContext,
   ServeConfig,
   ServeMiddleware,
-  ServeQueriesMap
+  ServeQueriesMap,
+  ServeQueryEntry
 } from "../domain/config.js"
-import { joinPath, normalizeConfig } from "../domain/definition.js"
+import type { ResultCacheControl } from "../cache/resultCache.js"
+import { joinPath, normalizeConfig, type RouteDefinition, type ServeDefinition } from "../domain/definition.js"
 import type { HttpMethod, ServeHandler, ServeRequest } from "../domain/http.js"
 import type { MaybePromise } from "../domain/maybePromise.js"
 import { type ContractPaths, contractPaths, contractRoutes } from "../docs/routes.js"
 import { makeServeLayer } from "../layers/serveLayer.js"
+import { mcpRoutes } from "../mcp/route.js"
 import { describeRoutes, type ServeEndpoint } from "../openapi/endpoint.js"
+import { checkAuthFailureLimit } from "../pipeline/authFailures.js"
+import { compileCors } from "../pipeline/cors.js"
+import { checkTenantConfigs } from "../pipeline/plan.js"
 import { StageTracing } from "../pipeline/tracing.js"
 import { Pipeline, type PipelineService } from "../services/Pipeline.js"
 import { makeQueryLogger, QueryLogger, type ServeQueryLogger } from "../services/QueryLogger.js"
@@ -42,7 +47,7 @@ export interface ServeBuilder<TQueries extends ServeQueriesMap = ServeQueriesMap
   /** Where the OpenAPI document and the API-reference page are served; undefined when turned off. */
   readonly contractPaths: ContractPaths
   /** Adds `basePath + path` with `options.method` (default: the endpoint's) as another route to an endpoint. */
-  route(path: string, endpoint: (keyof TQueries & string) | AnyQueryConfig, options?: RouteOptions): ServeBuilder<TQueries>
+  route(path: string, endpoint: (keyof TQueries & string) | ServeQueryEntry, options?: RouteOptions): ServeBuilder<TQueries>
   use(middleware: ServeMiddleware): ServeBuilder<TQueries>
   useAuth(strategy: AuthStrategy): ServeBuilder<TQueries>
   execute<K extends keyof TQueries & string>(key: K, options?: ExecuteOptions<QueryInput<TQueries[K]>>): Promise<QueryOutput<TQueries[K]>>
@@ -53,6 +58,8 @@ export interface ServeBuilder<TQueries extends ServeQueriesMap = ServeQueriesMap
   readonly handler: ServeHandler
   /** Serves the API with node:http (the Node entry); the web build throws, naming createFetchHandler. */
   start(options?: NodeServerOptions): Promise<RunningServer>
+  /** The server-side result cache (`resultCache`): invalidation and counts; inert when it is off. */
+  readonly cache: ResultCacheControl<keyof TQueries & string>
   /** The Effect runtime handlers run on; for Effect users. */
   readonly runtime: ManagedRuntime.ManagedRuntime<Pipeline | QueryLogger, unknown>
   /** Releases the runtime's resources (services of `config.layer`). */
@@ -70,32 +77,50 @@ const acquirePipeline = (
   throw defect
 }
 
+const WILDCARD_HOSTS: ReadonlySet<string> = new Set(["0.0.0.0", "::", "[::]"])
+
+/** Whether `route` is the query's own route or one `builder.route` already added. */
+const isDeclared = (definition: ServeDefinition, route: RouteDefinition): boolean => {
+  const query = definition.queries.get(route.key)!
+  if (route.path === joinPath(definition.basePath, route.key) && route.method === (query.method ?? "GET")) return true
+  return definition.routes.some((known) => known.key === route.key && known.path === route.path && known.method === route.method)
+}
+
 export const defineServe = <
   const TQueries extends ServeQueriesMap,
   TAuth extends ServeAuthContext = ServeAuthContext,
   TContext = {}
 >(config: ServeConfig<TQueries, TAuth, TContext>): ServeBuilder<TQueries> => {
   const definition = normalizeConfig(config as unknown as ServeConfig<ServeQueriesMap, never, never>)
+  // Configuration mistakes are thrown here, with what to change, never found by a request.
+  checkTenantConfigs(definition)
+  if (definition.authFailureLimit !== undefined) checkAuthFailureLimit(definition.authFailureLimit)
+  const cors = compileCors(definition.cors)
   const logger = makeQueryLogger()
   attachConfiguredLogging(logger, config.queryLogging, config.slowQueryThreshold)
   const userLayer = Layer.mergeAll(
     Layer.succeed(QueryLogger, logger),
+    definition.resultCache?.store ?? Layer.empty,
     config.layer ?? Layer.empty,
     config.tracing === undefined ? Layer.empty : Layer.succeed(StageTracing, config.tracing)
   )
-  const describe = (): ReadonlyArray<ServeEndpoint> => {
-    if (pipeline instanceof Promise) throw new Error("describe(): the runtime is still starting; await builder.runtime first")
-    return describeRoutes(pipeline.routes())
+  /** The pipeline, for what runs once it is built (requests reach static routes only through it). */
+  const built = (caller: string): PipelineService => {
+    if (pipeline instanceof Promise) throw new Error(`${caller}: the runtime is still starting; await builder.runtime first`)
+    return pipeline
   }
-  const runtime = ManagedRuntime.make(makeServeLayer(definition, () => contractRoutes(definition, describe), userLayer))
+  const describe = (): ReadonlyArray<ServeEndpoint> => describeRoutes(built("describe()").routes())
+  const staticRoutes = () => [...contractRoutes(definition, describe), ...mcpRoutes(definition, () => built("mcp"))]
+  const runtime = ManagedRuntime.make(makeServeLayer(definition, staticRoutes, userLayer))
   let pipeline = acquirePipeline(runtime)
   if (pipeline instanceof Promise) void pipeline.then((ready) => (pipeline = ready))
   const withPipeline = <A>(f: (p: PipelineService) => MaybePromise<A>): MaybePromise<A> =>
     pipeline instanceof Promise ? pipeline.then(f) : f(pipeline)
 
-  const keyOf = (endpoint: string | AnyQueryConfig): string => {
+  const keyOf = (endpoint: string | ServeQueryEntry): string => {
     if (typeof endpoint === "string") return endpoint
-    for (const [key, candidate] of definition.queries) if (candidate === endpoint) return key
+    // `api.queries.<key>` is the entry as given, a bare function included.
+    for (const [key, candidate] of Object.entries(config.queries)) if (candidate === endpoint) return key
     throw new Error("route(): the endpoint is not one of this API's queries")
   }
   const changed = () => void withPipeline((p) => p.refresh())
@@ -111,8 +136,18 @@ export const defineServe = <
       const key = keyOf(endpoint)
       const query = definition.queries.get(key)
       if (query === undefined) throw new Error(`route(): no query named "${key}"`)
-      definition.routes.push({ key, path: joinPath(definition.basePath, path), method: options?.method ?? query.method ?? "GET" })
-      changed()
+      const route = { key, path: joinPath(definition.basePath, path), method: options?.method ?? query.method ?? "GET" }
+      // Code written for @hypequery/serve exposes each query with `route('/<key>', queries.<key>)`: the
+      // route every query already has here. It, and a route added twice, are accepted as no-ops.
+      if (isDeclared(definition, route)) return builder
+      definition.routes.push(route)
+      try {
+        changed()
+      } catch (error) {
+        // A path another endpoint already serves: refused here, and the API keeps working as before.
+        definition.routes.pop()
+        throw error
+      }
       return builder
     },
     use(middleware) {
@@ -129,8 +164,22 @@ export const defineServe = <
     run: execute,
     describe,
     queryLogger: logger,
-    handler: (request) => withPipeline((p) => p.handle(request)),
-    start: (options) => startServerFor(builder.handler, options),
+    // Adapters give the answers they make themselves (413, 408, 503 while draining) the same CORS headers.
+    handler: Object.assign((request: ServeRequest) => withPipeline((p) => p.handle(request)), { corsHeaders: cors?.headersFor }),
+    start: (options) =>
+      startServerFor(builder.handler, options).then((server) => {
+        // The document names where it is served; a wildcard address is no URL a client can use.
+        if (!WILDCARD_HOSTS.has(server.hostname)) {
+          definition.listening.url = server.url
+          changed()
+        }
+        return server
+      }),
+    cache: {
+      enabled: definition.resultCache !== undefined,
+      invalidate: (filter) => Promise.resolve(withPipeline((p) => p.cache.invalidate(filter))),
+      stats: () => Promise.resolve(withPipeline((p) => p.cache.stats()))
+    },
     runtime,
     dispose: () => runtime.dispose()
   }

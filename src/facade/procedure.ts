@@ -4,7 +4,7 @@ import type {
   ServeContext,
   ServeMiddleware,
   ServeQueryConfig,
-  TenantConfig,
+  TenantOverride,
   QueryResult,
   RunnableQuery
 } from "../domain/config.js"
@@ -50,8 +50,10 @@ export interface ProcedureBuilder<
   requireRole(...roles: ReadonlyArray<string>): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
   requireScope(...scopes: ReadonlyArray<string>): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
   public(): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
-  tenant(config: TenantConfig<TAuth> | false): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
+  tenant(config: TenantOverride<TAuth> | false): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
   custom(metadata: Readonly<Record<string, unknown>>): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
+  /** `.mcp(false)` keeps the endpoint out of the MCP tools; it stays an HTTP endpoint. */
+  mcp(enabled: boolean): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
   use(...middlewares: ReadonlyArray<ServeMiddleware<TInput, TAuth, TContext>>): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
 
   /** Ends the chain with the handler: `({ input, ctx }) => result`. */
@@ -100,8 +102,9 @@ class Procedure {
     return this.with({ requiresAuth: true, requiredScopes: appendUnique(this.config.requiredScopes, scopes) })
   }
   public() { return this.with({ requiresAuth: false }) }
-  tenant(config: TenantConfig | false) { return this.with({ tenant: config }) }
+  tenant(config: TenantOverride | false) { return this.with({ tenant: config }) }
   custom(metadata: Readonly<Record<string, unknown>>) { return this.with({ custom: { ...this.config.custom, ...metadata } }) }
+  mcp(enabled: boolean) { return this.with({ mcp: enabled }) }
   use(...middlewares: ReadonlyArray<ServeMiddleware>) {
     return this.with({ middlewares: [...(this.config.middlewares ?? []), ...middlewares] })
   }

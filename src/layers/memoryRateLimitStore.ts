@@ -14,6 +14,13 @@ export interface MemoryRateLimitStore extends RateLimitStoreService {
   increment(key: string, windowMs: number): number
   getTtl(key: string): number
   reset(key: string): void
+  /** The count of the key's current window, 0 when there is none. */
+  count(key: string): number
+  /**
+   * Takes in what another store reported for `key` (a shared store's count and the milliseconds its
+   * window has left): the key's count becomes at least `count`.
+   */
+  observe(key: string, count: number, ttlMs: number): void
 }
 
 interface Window {
@@ -33,14 +40,16 @@ class WindowCounters implements MemoryRateLimitStore {
   constructor(private readonly maxKeys: number) {}
 
   increment(key: string, windowMs: number): number {
-    const now = Date.now()
-    const current = this.windows.get(key)
-    if (current !== undefined && current.expiresAt > now) return ++current.count
-    // A renewed window moves to the back of the Map, keeping it in start order.
-    if (current !== undefined) this.windows.delete(key)
-    this.sweep(now)
-    this.windows.set(key, { count: 1, expiresAt: now + windowMs })
-    return 1
+    return this.add(key, 1, windowMs)
+  }
+
+  count(key: string): number {
+    const window = this.windows.get(key)
+    return window !== undefined && window.expiresAt > Date.now() ? window.count : 0
+  }
+
+  observe(key: string, count: number, ttlMs: number): void {
+    if (ttlMs > 0 && count > this.count(key)) this.add(key, count - this.count(key), ttlMs)
   }
 
   getTtl(key: string): number {
@@ -50,6 +59,18 @@ class WindowCounters implements MemoryRateLimitStore {
 
   reset(key: string): void {
     this.windows.delete(key)
+  }
+
+  /** Adds `amount` to the key's window, starting one of `windowMs` when there is none; returns the count. */
+  private add(key: string, amount: number, windowMs: number): number {
+    const now = Date.now()
+    const current = this.windows.get(key)
+    if (current !== undefined && current.expiresAt > now) return (current.count += amount)
+    // A renewed window moves to the back of the Map, keeping it in start order.
+    if (current !== undefined) this.windows.delete(key)
+    this.sweep(now)
+    this.windows.set(key, { count: amount, expiresAt: now + windowMs })
+    return amount
   }
 
   /** Drops expired windows from the front, then the oldest ones while the store is full. */

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { RateLimitStore, type RateLimitStoreService } from "../services/RateLimitStore.js"
+import { openRedisConnection } from "./redisConnection.js"
 
 interface ScriptArguments {
   readonly keys: Array<string>
@@ -18,9 +19,9 @@ export interface RedisRateLimitClient {
 
 export interface RedisRateLimitStoreOptions {
   /**
-   * A connected client. Create it with `disableOfflineQueue: true` (and a command `timeout`) so that
-   * while Redis is down commands fail at once and `rateLimit` fails open or closed, instead of
-   * requests waiting for a reconnection.
+   * A connected client. Create it with `disableOfflineQueue: true` so that while Redis is down
+   * commands fail at once and `rateLimit` fails open or closed, instead of requests waiting for a
+   * reconnection. A stalled Redis is cut short by `rateLimit`'s `storeTimeoutMs`.
    */
   readonly client: RedisRateLimitClient
   /** Prepended to every key. Default `queryserve:ratelimit:`. */
@@ -61,41 +62,27 @@ export const makeRedisRateLimitStore = (options: RedisRateLimitStoreOptions): Ra
 }
 
 export interface RedisRateLimitStoreLayerOptions {
-  /** `redis://host:port/db` */
+  /** `redis://[user:password@]host:port/db`; logged with user and password redacted. */
   readonly url: string
   readonly prefix?: string
-  /** A command unanswered for this long fails (default 1000 ms), so a stalled Redis never stalls requests. */
+  /**
+   * A command not sent within this long fails (default 1000 ms). Once sent, node-redis waits for the
+   * answer however long it takes: `rateLimit`'s `storeTimeoutMs` (default 250 ms) bounds that.
+   */
   readonly commandTimeoutMs?: number
 }
 
 /**
- * A RateLimitStore on its own Redis connection, closed with the layer's scope. The layer does not
- * wait for Redis: until the connection is up (and while it is down) the store fails fast, and
- * `rateLimit` fails open or closed as configured. Connection errors are logged once per outage.
- * The `redis` package is loaded when the layer is built, not when queryserve is imported.
+ * A RateLimitStore on its own Redis connection (`openRedisConnection`), closed with the layer's scope.
+ * The layer does not wait for Redis: until the connection is up (and while it is down) the store fails
+ * fast, and `rateLimit` fails open or closed as configured. An outage is logged once, and its end.
+ * The layer builds asynchronously: `redis` is imported then, not when queryserve is.
  */
 export const redisRateLimitStoreLayer = (options: RedisRateLimitStoreLayerOptions): Layer.Layer<RateLimitStore> =>
   Layer.scoped(
     RateLimitStore,
     Effect.acquireRelease(
-      Effect.promise(() => import("redis")).pipe(Effect.map(({ createClient }) => {
-        const client = createClient({
-          url: options.url,
-          disableOfflineQueue: true,
-          commandOptions: { timeout: options.commandTimeoutMs ?? 1000 },
-          socket: { reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) }
-        })
-        let connected = true
-        client.on("ready", () => (connected = true))
-        client.on("error", (error: unknown) => {
-          if (!connected) return
-          connected = false
-          console.error(`[queryserve] Redis rate-limit store at ${options.url} is unreachable; retrying`, error)
-        })
-        // Rejects only when closed before the first connection; the error listener has reported why.
-        client.connect().catch(() => undefined)
-        return client
-      })),
+      Effect.promise(() => openRedisConnection({ url: options.url, label: "rate-limit store", commandTimeoutMs: options.commandTimeoutMs })),
       (client) => Effect.sync(() => client.destroy())
     ).pipe(Effect.map((client) => makeRedisRateLimitStore({ client, prefix: options.prefix })))
   )

@@ -1,10 +1,12 @@
 import type { ServeContext, ServeMiddleware } from "../domain/config.js"
 import { RateLimited, ServiceUnavailable } from "../domain/errors.js"
-import { forwardedAddress, getHeader, type ServeRequest, trustedHopCount } from "../domain/http.js"
+import { clientAddress, trustedHopCount } from "../domain/http.js"
 import { type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
 import { makeMemoryRateLimitStore } from "../layers/memoryRateLimitStore.js"
+import { DEFAULT_STORE_TIMEOUT_MS, withDeadline } from "../layers/storeDeadline.js"
 import type { RateLimitStoreService } from "../services/RateLimitStore.js"
 import type { DocumentedMiddleware } from "../openapi/endpoint.js"
+import { RATE_LIMIT_HEADERS } from "../openapi/headers.js"
 
 export interface RateLimitOptions {
   /** Length of a window in milliseconds. Default 60,000. */
@@ -22,11 +24,12 @@ export interface RateLimitOptions {
   readonly trustProxy?: boolean | number
   /** When the store fails: true (default) lets the request through and logs; false answers 503. */
   readonly failOpen?: boolean
+  /**
+   * Milliseconds an async store (Redis) may take to answer before it counts as failed (default 250),
+   * also when the server accepted the command and then stalls. The memory store answers at once.
+   */
+  readonly storeTimeoutMs?: number
 }
-
-/** The socket peer, or the address `trustedHops` proxies forwarded (see `forwardedAddress`). */
-const clientAddress = (request: ServeRequest, trustedHops: number): string =>
-  forwardedAddress(getHeader(request, "x-forwarded-for"), trustedHops) ?? request.remoteAddress ?? "unknown"
 
 interface WindowState {
   readonly count: number
@@ -43,8 +46,10 @@ export const rateLimit = (options: RateLimitOptions = {}): DocumentedMiddleware 
   const max = options.max ?? 100
   const store = options.store ?? makeMemoryRateLimitStore()
   const trustedHops = trustedHopCount(options.trustProxy)
-  const keyBy = options.keyBy ?? ((ctx: ServeContext) => clientAddress(ctx.request, trustedHops))
+  const keyBy = options.keyBy ?? ((ctx: ServeContext) => clientAddress(ctx.request, trustedHops) ?? "unknown")
   const failOpen = options.failOpen ?? true
+  const storeTimeoutMs = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS
+  const timeoutMessage = `The rate-limit store did not answer within ${storeTimeoutMs} ms`
   const limit = String(max)
   let storeFailing = false
 
@@ -53,7 +58,7 @@ export const rateLimit = (options: RateLimitOptions = {}): DocumentedMiddleware 
     const count = store.increment(key, windowMs)
     const ttlMs = store.getTtl(key)
     if (!isPromiseLike(count) && !isPromiseLike(ttlMs)) return { count, ttlMs }
-    return Promise.all([count, ttlMs]).then(([count, ttlMs]) => ({ count, ttlMs }))
+    return withDeadline(Promise.all([count, ttlMs]), storeTimeoutMs, timeoutMessage).then(([count, ttlMs]) => ({ count, ttlMs }))
   }
 
   const storeFailed = (error: unknown, next: () => MaybePromise<unknown>): MaybePromise<unknown> => {
@@ -65,7 +70,10 @@ export const rateLimit = (options: RateLimitOptions = {}): DocumentedMiddleware 
   }
 
   const admit = (ctx: ServeContext, next: () => MaybePromise<unknown>, { count, ttlMs }: WindowState) => {
-    storeFailing = false
+    if (storeFailing) {
+      storeFailing = false
+      console.error("[queryserve] rate-limit store answers again; counting resumed")
+    }
     // A store that cannot tell the TTL yet (first hit) gets the full window.
     const resetSeconds = Math.ceil((ttlMs > 0 ? ttlMs : windowMs) / 1000)
     ctx.setHeader("x-ratelimit-limit", limit)
@@ -92,6 +100,6 @@ export const rateLimit = (options: RateLimitOptions = {}): DocumentedMiddleware 
       (error: unknown) => storeFailed(error, next)
     )
   }
-  // Documented: endpoints behind a rate limit list 429 in the OpenAPI document.
-  return Object.assign(middleware, { errorStatuses: [429] })
+  // Documented: endpoints behind a rate limit list 429 and the X-RateLimit-* headers in the OpenAPI document.
+  return Object.assign(middleware, { errorStatuses: [429], responseHeaders: RATE_LIMIT_HEADERS })
 }

@@ -3,22 +3,21 @@ import type { HttpMethod } from "../domain/http.js"
 import { type JsonSchema, objectProperties, typesOf } from "../domain/jsonSchema.js"
 import { SchemaComponents } from "./components.js"
 import type { ServeEndpoint } from "./endpoint.js"
-import {
-  ERROR_ENVELOPE,
-  errorEnvelopeSchema,
-  errorResponseComponents,
-  errorResponseName,
-  REQUEST_ID_HEADER,
-  requestIdHeader,
-  requestIdHeaderComponent
-} from "./errorResponses.js"
+import { ERROR_ENVELOPE, errorEnvelopeSchema, errorResponseComponents } from "./errorResponses.js"
+import { HeaderComponents } from "./headers.js"
+import { NOT_MODIFIED, notModifiedResponse, operationResponses, revalidates } from "./responses.js"
 import { type SecurityScheme, SecuritySchemeNames } from "./securityScheme.js"
+
+type SecurityRequirements = ReadonlyArray<Readonly<Record<string, ReadonlyArray<string>>>>
 
 /** An OpenAPI 3.1 document; operations and schemas are plain JSON. */
 export interface OpenApiDocument {
   readonly openapi: "3.1.0"
-  readonly info: { readonly title: string; readonly version: string; readonly description?: string }
-  readonly tags?: ReadonlyArray<{ readonly name: string }>
+  readonly info: NonNullable<OpenApiOptions["info"]> & { readonly title: string; readonly version: string }
+  readonly servers: ReadonlyArray<{ readonly url: string; readonly description?: string }>
+  /** What every operation requires unless it says otherwise (`security: []` on public ones). */
+  readonly security?: SecurityRequirements
+  readonly tags?: NonNullable<OpenApiOptions["tags"]>
   readonly paths: Readonly<Record<string, Readonly<Record<string, OpenApiOperation>>>>
   readonly components: {
     readonly schemas: Readonly<Record<string, JsonSchema>>
@@ -33,7 +32,7 @@ export interface OpenApiOperation {
   readonly summary: string
   readonly description?: string
   readonly tags?: ReadonlyArray<string>
-  readonly security?: ReadonlyArray<Readonly<Record<string, ReadonlyArray<string>>>>
+  readonly security?: SecurityRequirements
   readonly parameters?: ReadonlyArray<Readonly<Record<string, unknown>>>
   readonly requestBody?: Readonly<Record<string, unknown>>
   readonly responses: Readonly<Record<string, unknown>>
@@ -42,12 +41,12 @@ export interface OpenApiOperation {
 export const DEFAULT_TITLE = "queryserve API"
 export const DEFAULT_VERSION = "1.0.0"
 
-// Methods whose input travels in the query string (DESIGN.md, Input); the others send a JSON body.
+// Methods whose input travels in the query string; the others send a JSON body.
 const QUERY_METHODS: ReadonlySet<HttpMethod> = new Set(["GET", "HEAD", "DELETE"])
 // Path Item fields in the order the specification lists them.
 const METHOD_ORDER: ReadonlyArray<HttpMethod> = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH"]
-// Output formats a GET endpoint with a list result also answers in (negotiated by Accept).
-const LIST_FORMATS = ["text/csv", "application/x-ndjson"]
+// Without a configured or listening URL, servers are relative to where the document was fetched from.
+const SAME_ORIGIN = [{ url: "/" }]
 
 /** Operation ids are unique: the endpoint's first route gets the key, later routes `key_method`, then `key_method_2`. */
 const claimOperationId = (endpoint: ServeEndpoint, taken: Set<string>): string => {
@@ -75,21 +74,50 @@ const queryParameters = (input: JsonSchema, root: JsonSchema): ReadonlyArray<Rec
 const hasRequiredProperty = (input: JsonSchema, root: JsonSchema): boolean =>
   [...(objectProperties(input, root)?.values() ?? [])].some((property) => property.required)
 
+/**
+ * The schemes every endpoint that requires auth accepts: the strategies they all end with (the
+ * global ones come last in each endpoint's list). Empty when some endpoint takes none of them.
+ */
+const sharedSchemes = (endpoints: ReadonlyArray<ServeEndpoint>): ReadonlyArray<SecurityScheme> => {
+  let shared: ReadonlyArray<SecurityScheme> | undefined
+  for (const endpoint of endpoints) {
+    if (!endpoint.requiresAuth) continue
+    const own = endpoint.securitySchemes
+    if (shared === undefined) {
+      shared = own
+      continue
+    }
+    let length = 0
+    while (length < shared.length && length < own.length &&
+      JSON.stringify(shared[shared.length - 1 - length]) === JSON.stringify(own[own.length - 1 - length])) length++
+    shared = shared.slice(shared.length - length)
+  }
+  return shared ?? []
+}
+
 /** Builds documents for one list of endpoints; each piece of shared state lives here. */
 class DocumentBuilder {
   readonly schemas = new SchemaComponents()
+  readonly headers = new HeaderComponents()
   readonly securitySchemes = new SecuritySchemeNames()
   readonly errorStatuses = new Set<number>()
   readonly tags = new Set<string>()
+  revalidated = false
+  /** The document's root `security`, when every endpoint that requires auth shares a scheme. */
+  readonly rootSecurity: SecurityRequirements | undefined
   private readonly operationIds = new Set<string>()
 
-  constructor() {
+  constructor(endpoints: ReadonlyArray<ServeEndpoint>) {
     this.schemas.define(ERROR_ENVELOPE, errorEnvelopeSchema)
+    const shared = sharedSchemes(endpoints)
+    this.rootSecurity = shared.length === 0 ? undefined : shared.map((scheme) => ({ [this.securitySchemes.nameOf(scheme)]: [] }))
   }
 
   operation(endpoint: ServeEndpoint): OpenApiOperation {
     const operationId = claimOperationId(endpoint, this.operationIds)
     for (const tag of endpoint.tags) this.tags.add(tag)
+    for (const status of endpoint.errorStatuses) this.errorStatuses.add(status)
+    if (revalidates(endpoint)) this.revalidated = true
     const security = this.security(endpoint)
     const description = endpoint.description
     return {
@@ -99,13 +127,16 @@ class DocumentBuilder {
       ...(endpoint.tags.length > 0 ? { tags: endpoint.tags } : {}),
       ...(security !== undefined ? { security } : {}),
       ...this.input(endpoint, operationId),
-      responses: this.responses(endpoint, operationId)
+      responses: operationResponses(endpoint, operationId, this.schemas, this.headers)
     }
   }
 
-  /** Any one of the endpoint's schemes will do; OAuth2 and OpenID Connect list the scopes it requires. */
+  /**
+   * Any one of the endpoint's schemes will do; OAuth2 and OpenID Connect list the scopes it requires.
+   * A public endpoint of a document with a root `security` says `[]`: it needs none of it.
+   */
   private security(endpoint: ServeEndpoint): OpenApiOperation["security"] {
-    if (!endpoint.requiresAuth || endpoint.securitySchemes.length === 0) return undefined
+    if (!endpoint.requiresAuth || endpoint.securitySchemes.length === 0) return this.rootSecurity === undefined ? undefined : []
     const requirements = new Map<string, ReadonlyArray<string>>()
     for (const scheme of endpoint.securitySchemes) {
       const scoped = scheme.type === "oauth2" || scheme.type === "openIdConnect"
@@ -120,41 +151,30 @@ class DocumentBuilder {
       const parameters = input === undefined ? [] : queryParameters(input, this.schemas.root)
       return parameters.length > 0 ? { parameters } : {}
     }
-    // No input schema: the body may be anything.
-    const schema = input ?? {}
     return {
       requestBody: {
         required: input !== undefined && hasRequiredProperty(input, this.schemas.root),
-        content: { "application/json": { schema } }
+        // No input schema: the body may be anything.
+        content: { "application/json": { schema: input ?? {} } }
       }
     }
   }
 
-  private responses(endpoint: ServeEndpoint, operationId: string): Record<string, unknown> {
-    const output = endpoint.outputSchema === undefined ? {} : this.schemas.embed(endpoint.outputSchema, `${operationId}Output`)
-    const content: Record<string, unknown> = { "application/json": { schema: output } }
-    const types = typesOf(output, this.schemas.root)
-    if (endpoint.method === "GET" && types.size === 1 && types.has("array")) {
-      for (const format of LIST_FORMATS) content[format] = { schema: { type: "string" } }
-    }
-    const responses: Record<string, unknown> = {
-      "200": { description: "Successful response.", headers: requestIdHeader, content }
-    }
-    for (const status of endpoint.errorStatuses) {
-      this.errorStatuses.add(status)
-      responses[String(status)] = { $ref: `#/components/responses/${errorResponseName(status)}` }
-    }
-    return responses
+  /** Configured tags first, in their order and with their descriptions, then the others operations use, sorted. */
+  documentTags(configured: OpenApiOptions["tags"] = []): OpenApiDocument["tags"] {
+    const named = new Set(configured.map((tag) => tag.name))
+    const tags = [...configured, ...[...this.tags].filter((name) => !named.has(name)).sort().map((name) => ({ name }))]
+    return tags.length > 0 ? tags : undefined
   }
 }
 
 /**
  * The OpenAPI 3.1.0 document of a list of endpoints (what `describe()` returns). Deterministic: the
- * same endpoints give the same document, key for key; paths keep the endpoints' order, methods,
- * tags and components are sorted.
+ * same endpoints give the same document, key for key; paths keep the endpoints' order, methods and
+ * components are sorted, tags follow `options.tags` and then their names.
  */
 export const buildOpenApiDocument = (endpoints: ReadonlyArray<ServeEndpoint>, options: OpenApiOptions = {}): OpenApiDocument => {
-  const builder = new DocumentBuilder()
+  const builder = new DocumentBuilder(endpoints)
   const operations = new Map<string, Map<HttpMethod, OpenApiOperation>>()
   for (const endpoint of endpoints) {
     let pathItem = operations.get(endpoint.path)
@@ -170,20 +190,25 @@ export const buildOpenApiDocument = (endpoints: ReadonlyArray<ServeEndpoint>, op
     }
     paths[path] = item
   }
-  const description = options.info?.description
+  const { title: _title, version: _version, ...info } = options.info ?? {}
+  const tags = builder.documentTags(options.tags)
+  const errorResponses = errorResponseComponents(builder.errorStatuses, builder.headers)
+  const responses = builder.revalidated ? { [NOT_MODIFIED]: notModifiedResponse(builder.headers), ...errorResponses } : errorResponses
   return {
     openapi: "3.1.0",
     info: {
       title: options.info?.title ?? options.title ?? DEFAULT_TITLE,
       version: options.info?.version ?? options.version ?? DEFAULT_VERSION,
-      ...(description !== undefined ? { description } : {})
+      ...info
     },
-    ...(builder.tags.size > 0 ? { tags: [...builder.tags].sort().map((name) => ({ name })) } : {}),
+    servers: options.servers ?? SAME_ORIGIN,
+    ...(builder.rootSecurity !== undefined ? { security: builder.rootSecurity } : {}),
+    ...(tags !== undefined ? { tags } : {}),
     paths,
     components: {
       schemas: builder.schemas.toJSON(),
-      responses: errorResponseComponents(builder.errorStatuses),
-      headers: { [REQUEST_ID_HEADER]: requestIdHeaderComponent },
+      responses,
+      headers: builder.headers.toJSON(),
       ...(builder.securitySchemes.size > 0 ? { securitySchemes: builder.securitySchemes.toJSON() } : {})
     }
   }

@@ -16,13 +16,18 @@ export interface ServeEndpoint extends EndpointInfo {
   readonly securitySchemes: ReadonlyArray<SecurityScheme>
   /** The error statuses the route can answer with, ascending. */
   readonly errorStatuses: ReadonlyArray<number>
+  /** Headers its middlewares set on every answer (`X-RateLimit-*` behind `rateLimit`). */
+  readonly responseHeaders: ReadonlyArray<string>
 }
 
 /**
- * The convention by which a middleware documents the errors it answers with (`rateLimit`: 429);
- * the pipeline cannot see inside a middleware.
+ * The convention by which a middleware documents the errors it answers with and the headers it sets
+ * (`rateLimit`: 429 and `X-RateLimit-*`); the pipeline cannot see inside a middleware.
  */
-export type DocumentedMiddleware = ServeMiddleware & { readonly errorStatuses?: ReadonlyArray<number> }
+export type DocumentedMiddleware = ServeMiddleware & {
+  readonly errorStatuses?: ReadonlyArray<number>
+  readonly responseHeaders?: ReadonlyArray<string>
+}
 
 const BODY_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH"])
 
@@ -38,8 +43,10 @@ const errorStatusesOf = (route: RoutePlan): ReadonlyArray<number> => {
   // A GET asked for CSV or NDJSON whose result is not a list of rows.
   if (route.method === "GET") statuses.add(406)
   if (plan.requiresAuth || plan.strategies.length > 0) statuses.add(401)
-  const tenantRequired = plan.tenant !== undefined && plan.tenant.required !== false
-  if (plan.requiredRoles.length > 0 || plan.requiredScopes.length > 0 || tenantRequired) statuses.add(403)
+  // A tenant-scoped endpoint refuses callers without a tenant, unless it lets every one of them through.
+  const tenantRefuses = plan.tenant !== undefined && (plan.tenant.required || plan.tenant.allowUnscoped !== undefined)
+  if (plan.requiredRoles.length > 0 || plan.requiredScopes.length > 0 || tenantRefuses) statuses.add(403)
+  if (plan.countsAuthFailures) statuses.add(429)
   for (const middleware of plan.middlewares) {
     for (const status of (middleware as DocumentedMiddleware).errorStatuses ?? []) statuses.add(status)
   }
@@ -57,6 +64,12 @@ export const describeRoutes = (routes: ReadonlyArray<RoutePlan>): ReadonlyArray<
       inputSchema: plan.input.jsonSchema(),
       outputSchema: plan.output.jsonSchema(),
       securitySchemes: plan.strategies.map(securitySchemeOf),
-      errorStatuses: errorStatusesOf(route)
+      errorStatuses: errorStatusesOf(route),
+      responseHeaders: [
+        ...new Set([
+          ...(plan.resultCached ? ["X-Cache"] : []),
+          ...plan.middlewares.flatMap((middleware) => (middleware as DocumentedMiddleware).responseHeaders ?? [])
+        ])
+      ]
     }
   })

@@ -1,5 +1,6 @@
 import type { ErrorType } from "../domain/errors.js"
 import type { JsonSchema } from "../domain/jsonSchema.js"
+import { type HeaderComponents, RATE_LIMIT_HEADERS } from "./headers.js"
 
 // A record rather than a list so the compiler insists on every ErrorType.
 const ERROR_TYPES: Readonly<Record<ErrorType, null>> = {
@@ -17,7 +18,6 @@ const ERROR_TYPES: Readonly<Record<ErrorType, null>> = {
 }
 
 export const ERROR_ENVELOPE = "ErrorEnvelope"
-export const REQUEST_ID_HEADER = "RequestId"
 
 /** JSON Schema of the body of every error response. */
 export const errorEnvelopeSchema: JsonSchema = {
@@ -63,12 +63,11 @@ export const errorEnvelopeSchema: JsonSchema = {
   }
 }
 
-const integerHeader = (description: string) => ({ description, schema: { type: "integer" } })
-
 interface ErrorResponseSpec {
   readonly name: string
   readonly description: string
-  readonly headers?: Readonly<Record<string, unknown>>
+  /** Names of the headers this answer carries besides X-Request-Id. */
+  readonly headers?: ReadonlyArray<string>
 }
 
 const ERROR_RESPONSES: ReadonlyMap<number, ErrorResponseSpec> = new Map([
@@ -83,13 +82,9 @@ const ERROR_RESPONSES: ReadonlyMap<number, ErrorResponseSpec> = new Map([
   [413, { name: "PayloadTooLarge", description: "PAYLOAD_TOO_LARGE: the request body exceeds the server's body limit." }],
   [429, {
     name: "TooManyRequests",
-    description: "RATE_LIMITED: too many requests in the current window.",
-    headers: {
-      "Retry-After": integerHeader("Seconds until the window resets."),
-      "X-RateLimit-Limit": integerHeader("Requests allowed per window."),
-      "X-RateLimit-Remaining": integerHeader("Requests left in the current window."),
-      "X-RateLimit-Reset": integerHeader("Seconds until the window resets.")
-    }
+    // The X-RateLimit-* headers come with rateLimit's 429s; authFailureLimit's carry Retry-After only.
+    description: "RATE_LIMITED: too many requests in the current window, or too many failed authentications from this address.",
+    headers: ["Retry-After", ...RATE_LIMIT_HEADERS]
   }],
   [500, { name: "InternalServerError", description: "INTERNAL_SERVER_ERROR or QUERY_FAILURE. Nothing of the original error is exposed." }],
   [503, { name: "ServiceUnavailable", description: "DATABASE_UNREACHABLE or SERVICE_UNAVAILABLE." }],
@@ -101,23 +96,16 @@ const specFor = (status: number): ErrorResponseSpec =>
 
 export const errorResponseName = (status: number): string => specFor(status).name
 
-export const requestIdHeader = { "X-Request-Id": { $ref: `#/components/headers/${REQUEST_ID_HEADER}` } }
-
-/** `components.responses` for the statuses used, in status order. */
-export const errorResponseComponents = (statuses: ReadonlySet<number>): Record<string, unknown> => {
+/** `components.responses` for the error statuses used, in status order. */
+export const errorResponseComponents = (statuses: ReadonlySet<number>, headers: HeaderComponents): Record<string, unknown> => {
   const responses: Record<string, unknown> = {}
   for (const status of [...statuses].sort((a, b) => a - b)) {
     const spec = specFor(status)
     responses[spec.name] = {
       description: spec.description,
-      headers: { ...requestIdHeader, ...spec.headers },
+      headers: headers.refs(["X-Request-Id", ...(spec.headers ?? [])]),
       content: { "application/json": { schema: { $ref: `#/components/schemas/${ERROR_ENVELOPE}` } } }
     }
   }
   return responses
-}
-
-export const requestIdHeaderComponent = {
-  description: "Echoes a safe incoming x-request-id (or x-trace-id), otherwise a generated UUID.",
-  schema: { type: "string" }
 }

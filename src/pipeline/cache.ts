@@ -1,5 +1,6 @@
 import { type MaybePromise } from "../domain/maybePromise.js"
-import { base64url, sha256 } from "../domain/sha256.js"
+import { sha256Digest } from "../domain/digest.js"
+import { base64url } from "../domain/sha256.js"
 import type { EndpointPlan } from "./plan.js"
 
 /**
@@ -14,25 +15,26 @@ export const cacheControl = (plan: EndpointPlan, ttlMs: number | null): string |
 }
 
 /**
- * Bodies up to this many UTF-16 units are hashed synchronously in JavaScript, so the answer stays on
- * the synchronous path; longer ones by Web Crypto, natively and (on Node) off the event loop. Both
- * compute the same SHA-256, so a body has one tag whichever way it went.
+ * Without a native SHA-256 (the web build), bodies up to this many UTF-16 units are hashed
+ * synchronously in TypeScript, so the answer stays on the synchronous path; longer ones by Web Crypto,
+ * natively. Both compute the same SHA-256, so a body has one tag whichever way it went.
  */
 const SYNC_DIGEST_LIMIT = 16 * 1024
 
 const encoder = new TextEncoder()
 
-/** `"…"` around the first 160 bits of the digest, base64url. */
-const quotedTag = (digest: Uint8Array): string => `"${base64url(digest).slice(0, 27)}"`
+/** `"…"` around the first 160 bits of the digest, base64url (27 characters). */
+const quoted = (digest: string): string => `"${digest.slice(0, 27)}"`
 
 /**
  * A strong validator: SHA-256 of the body's UTF-8 bytes, so the same bytes always give the same tag
  * and different bytes (practically) never, on every runtime.
  */
-export const strongEtag = (body: string): MaybePromise<string> =>
-  body.length <= SYNC_DIGEST_LIMIT
-    ? quotedTag(sha256(body))
-    : crypto.subtle.digest("SHA-256", encoder.encode(body)).then((digest) => quotedTag(new Uint8Array(digest)))
+export const strongEtag = (body: string): MaybePromise<string> => {
+  const hash = sha256Digest()
+  if (hash.native || body.length <= SYNC_DIGEST_LIMIT) return quoted(hash.base64url(body))
+  return crypto.subtle.digest("SHA-256", encoder.encode(body)).then((digest) => quoted(base64url(new Uint8Array(digest))))
+}
 
 /** RFC 9110 If-None-Match: `*`, or a list of tags compared weakly (a `W/` prefix is ignored). */
 export const ifNoneMatchHits = (header: string | undefined, etag: string): boolean => {

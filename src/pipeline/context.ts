@@ -16,6 +16,8 @@ export class RequestContext {
   tenantId: string | null = null
   /** Set by `setCacheTtl`; `undefined` means "use the endpoint's TTL". */
   cacheTtlOverride: number | null | undefined = undefined
+  /** Set by the result cache stage on cached endpoints: the `x-cache` answer header. */
+  cacheStatus: "HIT" | "MISS" | undefined = undefined
   responseHeaders: Record<string, string> | undefined = undefined
   private localValues: Record<string, unknown> | undefined = undefined
 
@@ -53,5 +55,10 @@ export class RequestContext {
   /** The handler-facing view: the class already has every ServeContext member. */
   asServeContext(): ServeContext {
     return this as unknown as ServeContext
+  }
+
+  /** Back from the handler-facing view: every `ctx` the pipeline hands to middlewares is a RequestContext. */
+  static of(ctx: ServeContext): RequestContext {
+    return ctx as unknown as RequestContext
   }
 }

@@ -4,32 +4,48 @@ const DEFAULT_METHODS = "GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS"
 const DEFAULT_EXPOSED = "x-request-id,x-ratelimit-limit,x-ratelimit-remaining,x-ratelimit-reset,retry-after,etag"
 
 export interface CorsPlan {
-  /** Headers for an ordinary response; only `Vary` when the origin is not allowed. */
+  /** Headers for an ordinary response; only `Vary` when the origin is not allowed (or unknown). */
   headersFor(origin: string | undefined): Readonly<Record<string, string>>
   /** Headers for a preflight answer, or undefined when the origin is not allowed. */
   preflightFor(origin: string | undefined, requestedHeaders: string | undefined): Record<string, string> | undefined
+  /** Whether pages of `origin` may read answers. */
+  allows(origin: string): boolean
 }
 
-/** undefined: every origin is allowed. */
+/** undefined: every origin is allowed (no `origin`, or `*` alone or in a list). */
 const originMatcher = (origin: CorsOptions["origin"]): ((origin: string) => boolean) | undefined => {
-  if (origin === undefined || origin === "*") return undefined
+  if (origin === undefined || origin === "*" || (Array.isArray(origin) && origin.includes("*"))) return undefined
   if (typeof origin === "string") return (candidate) => candidate === origin
   if (typeof origin === "function") return origin
   const allowed = new Set(origin)
   return (candidate) => allowed.has(candidate)
 }
 
+/** A credentialed wildcard would let any site read answers sent with the user's cookies: refused at define time. */
+const checkCredentials = (options: CorsOptions): void => {
+  if (options.credentials !== true) return
+  const origin = options.origin
+  const wildcard = origin === undefined || origin === "*" || (Array.isArray(origin) && origin.includes("*"))
+  if (!wildcard) return
+  throw new Error(
+    `defineServe: cors has credentials: true ${origin === undefined ? "and no origin" : `with origin ${JSON.stringify(origin)}`}, ` +
+      `which would let any site read answers sent with a user's cookies. Set cors.origin to the sites that may call ` +
+      `(a string such as "https://app.example.com", a list, or a function), or remove credentials: true.`
+  )
+}
+
 export const compileCors = (option: true | CorsOptions | undefined): CorsPlan | undefined => {
   if (option === undefined) return undefined
   const options: CorsOptions = option === true ? {} : option
+  checkCredentials(options)
   const matches = originMatcher(options.origin)
   const credentials = options.credentials === true
   const exposed = [DEFAULT_EXPOSED, ...(options.exposedHeaders ?? [])].join(",")
   const methods = options.methods?.join(",") ?? DEFAULT_METHODS
   const allowedHeaders = options.allowedHeaders?.join(",")
-  // `*` only when every origin is allowed and no credentials are sent; otherwise the origin is reflected,
-  // and every answer says it varies by Origin so a shared cache never hands one origin's answer to another.
-  const wildcard = matches === undefined && !credentials
+  // `*` when every origin is allowed (never with credentials, see checkCredentials); otherwise the origin is
+  // reflected, and every answer says it varies by Origin so a shared cache never hands one origin's answer to another.
+  const wildcard = matches === undefined
   const wildcardHeaders: Readonly<Record<string, string>> = {
     "access-control-allow-origin": "*",
     "access-control-expose-headers": exposed
@@ -53,6 +69,7 @@ export const compileCors = (option: true | CorsOptions | undefined): CorsPlan | 
 
   return {
     headersFor,
+    allows: allowedOrigin,
     preflightFor: (origin, requestedHeaders) => {
       if (!wildcard && !allowedOrigin(origin)) return undefined
       const headers: Record<string, string> = { ...headersFor(origin), "access-control-allow-methods": methods }

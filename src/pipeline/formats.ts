@@ -51,9 +51,12 @@ const qualityOf = (parameters: ReadonlyArray<string>): number => {
  * The format `Accept` prefers (highest q, then header order). JSON unless CSV or NDJSON is asked
  * for: media types we do not produce are ignored rather than refused.
  */
+// Media types are case-insensitive (RFC 9110 8.3.1): `TEXT/CSV` asks for CSV too.
+const TABULAR = /csv|ndjson/i
+
 export const negotiateFormat = (accept: string | undefined): Representation => {
   // Most requests send no Accept or a JSON/wildcard one: decide those without parsing.
-  if (accept === undefined || (!accept.includes("csv") && !accept.includes("ndjson"))) return NEGOTIATED.json
+  if (accept === undefined || !TABULAR.test(accept)) return NEGOTIATED.json
   let best: OutputFormat = "json"
   let bestQuality = 0
   for (const range of accept.split(",")) {

@@ -30,16 +30,25 @@ const nestsTooDeep = (text: string): boolean => {
   return false
 }
 
-const parseJson = (text: string): unknown => {
+/** Refuses JSON text whose arrays and objects nest deeper than MAX_JSON_DEPTH (400, before parsing it). */
+export const assertNestingDepth = (text: string): void => {
   if (nestsTooDeep(text)) {
     throw new ValidationError({
       message: "Request body is nested too deeply",
       issues: [{ path: ["body"], message: `Arrays and objects may nest at most ${MAX_JSON_DEPTH} levels deep` }]
     })
   }
+}
+
+/** `JSON.parse` whose objects never get a `__proto__` key; throws SyntaxError on malformed text. */
+export const parseJsonText = (text: string): unknown =>
+  // The reviver is slow; only pay for it when a body could smuggle a prototype key.
+  text.includes("__proto__") ? JSON.parse(text, dropPrototypeKeys) : JSON.parse(text)
+
+const parseJson = (text: string): unknown => {
+  assertNestingDepth(text)
   try {
-    // The reviver is slow; only pay for it when a body could smuggle a prototype key.
-    return text.includes("__proto__") ? JSON.parse(text, dropPrototypeKeys) : JSON.parse(text)
+    return parseJsonText(text)
   } catch (error) {
     throw new ValidationError({
       message: "Request body is not valid JSON",
@@ -49,7 +58,8 @@ const parseJson = (text: string): unknown => {
 }
 
 const decoder = new TextDecoder()
-const bodyText = (body: unknown): string | undefined => {
+/** A transport's body as text (node gives a string, fetch bytes); undefined for anything else. */
+export const bodyText = (body: unknown): string | undefined => {
   if (typeof body === "string") return body
   if (body instanceof Uint8Array) return decoder.decode(body)
   return undefined
@@ -68,7 +78,8 @@ export const readInput = (method: string, request: ServeRequest, coerce: (params
   const text = bodyText(body)
   if (text === undefined) return body === undefined || body === null ? coerce(request.query ?? emptyQuery()) : body
   if (text.trim().length === 0) return coerce(request.query ?? emptyQuery())
-  const contentType = getHeader(request, "content-type")?.toLowerCase()
+  // Media types are case-insensitive; parameters (charset) and spaces around them do not matter.
+  const contentType = getHeader(request, "content-type")?.trim().toLowerCase()
   if (contentType === undefined || contentType.startsWith("application/json") || contentType.includes("+json")) {
     return parseJson(text)
   }

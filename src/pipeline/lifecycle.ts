@@ -1,6 +1,7 @@
+import { StoredResult } from "../cache/ResultCacheStore.js"
 import type { EndpointInfo, ServeLifecycleHooks } from "../domain/config.js"
 import type { ServeError } from "../domain/errors.js"
-import type { ServeQueryEvent } from "../domain/event.js"
+import type { QueryTransport, ServeQueryEvent } from "../domain/event.js"
 import type { ServeRequest } from "../domain/http.js"
 import type { ServeQueryLogger } from "../services/QueryLogger.js"
 
@@ -13,6 +14,7 @@ export interface ExecutionRecord {
   readonly request: ServeRequest
   readonly startTime: number
   readonly startedAt: number
+  readonly transport: QueryTransport | undefined
 }
 
 /** The thrown value behind a classified error, for onError and log events. */
@@ -21,8 +23,15 @@ export const rawCause = (error: ServeError): unknown =>
 
 const asError = (value: unknown): Error => (value instanceof Error ? value : new Error(String(value)))
 
-/** Callers check that the hook exists first, so that its argument is not built for nobody. */
-const callHook = <A>(name: string, hook: (arg: A) => void, arg: A): void => {
+/** `fields` as they are, except that a result from the result cache is parsed only when someone reads it. */
+const lazyResult = <A extends { readonly result?: unknown }>(fields: A): A => {
+  const value = fields.result
+  if (value instanceof StoredResult) Object.defineProperty(fields, "result", { get: () => value.parse(), enumerable: true })
+  return fields
+}
+
+const callHook = <A>(name: string, hook: ((arg: A) => void) | undefined, arg: A): void => {
+  if (hook === undefined) return
   try {
     hook(arg)
   } catch (error) {
@@ -47,13 +56,16 @@ export class Lifecycle {
   }
 
   started(record: ExecutionRecord): void {
-    if (this.hooks.onRequestStart !== undefined) callHook("onRequestStart", this.hooks.onRequestStart, {
-      requestId: record.requestId,
-      queryKey: record.endpoint.key,
-      method: record.method,
-      path: record.path,
-      request: record.request
-    })
+    // Checked here, so that no argument is built for an absent hook on every request.
+    if (this.hooks.onRequestStart !== undefined) {
+      callHook("onRequestStart", this.hooks.onRequestStart, {
+        requestId: record.requestId,
+        queryKey: record.endpoint.key,
+        method: record.method,
+        path: record.path,
+        request: record.request
+      })
+    }
     if (this.logger.listenerCount > 0) {
       this.logger.emit({
         requestId: record.requestId,
@@ -61,37 +73,51 @@ export class Lifecycle {
         path: record.path,
         method: record.method,
         status: "started",
-        startTime: record.startTime
+        startTime: record.startTime,
+        transport: record.transport
       })
     }
   }
 
-  completed(record: ExecutionRecord, input: unknown, status: number, result: unknown): void {
+  /** `cacheStatus` is set on endpoints the result cache serves: the event then carries `cacheHit`. */
+  completed(record: ExecutionRecord, input: unknown, status: number, result: unknown, cacheStatus: "HIT" | "MISS" | undefined): void {
     const durationMs = performance.now() - record.startedAt
-    if (this.hooks.onRequestEnd !== undefined) callHook("onRequestEnd", this.hooks.onRequestEnd, {
-      requestId: record.requestId,
-      queryKey: record.endpoint.key,
-      durationMs,
-      status,
-      result
-    })
-    if (this.logger.listenerCount > 0) this.logger.emit(this.finalEvent(record, "completed", durationMs, input, status, result, undefined))
+    if (this.hooks.onRequestEnd !== undefined) {
+      callHook("onRequestEnd", this.hooks.onRequestEnd, lazyResult({
+        requestId: record.requestId,
+        queryKey: record.endpoint.key,
+        durationMs,
+        status,
+        result
+      }))
+    }
+    if (this.logger.listenerCount > 0) {
+      const cacheHit = cacheStatus === undefined ? undefined : cacheStatus === "HIT"
+      this.logger.emit(lazyResult(this.finalEvent(record, "completed", durationMs, input, status, result, undefined, cacheHit)))
+    }
   }
 
   failed(record: ExecutionRecord, input: unknown, status: number, error: ServeError): void {
     const durationMs = performance.now() - record.startedAt
     const raw = rawCause(error)
-    // Both halves of access control report here: no/invalid credentials (401) and missing role, scope or tenant (403).
-    if (error._tag === "Unauthorized" || error._tag === "Forbidden") {
-      if (this.hooks.onAuthFailure !== undefined) callHook("onAuthFailure", this.hooks.onAuthFailure, {
+    if (error._tag === "Unauthorized") {
+      callHook("onAuthFailure", this.hooks.onAuthFailure, {
         requestId: record.requestId,
         queryKey: record.endpoint.key,
         reason: error.reason,
         request: record.request
       })
+    } else if (error._tag === "Forbidden") {
+      callHook("onAuthorizationFailure", this.hooks.onAuthorizationFailure, {
+        requestId: record.requestId,
+        queryKey: record.endpoint.key,
+        reason: error.reason,
+        required: error.required ?? [],
+        request: record.request
+      })
     }
-    if (this.hooks.onError !== undefined) callHook("onError", this.hooks.onError, { error: raw, queryKey: record.endpoint.key, requestId: record.requestId, durationMs })
-    if (this.hooks.onRequestEnd !== undefined) callHook("onRequestEnd", this.hooks.onRequestEnd, {
+    callHook("onError", this.hooks.onError, { error: raw, queryKey: record.endpoint.key, requestId: record.requestId, durationMs })
+    callHook("onRequestEnd", this.hooks.onRequestEnd, {
       requestId: record.requestId,
       queryKey: record.endpoint.key,
       durationMs,
@@ -99,7 +125,7 @@ export class Lifecycle {
       result: undefined
     })
     if (this.logger.listenerCount > 0) {
-      this.logger.emit(this.finalEvent(record, "error", durationMs, input, status, undefined, asError(raw)))
+      this.logger.emit(this.finalEvent(record, "error", durationMs, input, status, undefined, asError(raw), undefined))
     }
   }
 
@@ -110,9 +136,10 @@ export class Lifecycle {
     input: unknown,
     responseStatus: number,
     result: unknown,
-    error: Error | undefined
+    error: Error | undefined,
+    cacheHit: boolean | undefined
   ): ServeQueryEvent {
-    // Every key in one literal, so completed and error events share one shape (no spread per event).
+    // Every key in one literal, so that all final events share one shape (no spread per event).
     return {
       requestId: record.requestId,
       endpointKey: record.endpoint.key,
@@ -124,8 +151,10 @@ export class Lifecycle {
       durationMs,
       input,
       responseStatus,
+      transport: record.transport,
       result,
-      error
+      error,
+      cacheHit
     }
   }
 }

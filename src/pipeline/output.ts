@@ -1,3 +1,4 @@
+import { StoredResult } from "../cache/ResultCacheStore.js"
 import { getHeader } from "../domain/http.js"
 import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
 import { cacheControl, ifNoneMatchHits, strongEtag } from "./cache.js"
@@ -44,8 +45,9 @@ const validated = (ctx: RequestContext, headers: Record<string, string>, body: s
  * Output shaping: the result in the representation asked for, Cache-Control from the endpoint's TTL
  * (or `ctx.setCacheTtl`), and with caching on a strong ETag, `Vary: Accept` when the format was
  * negotiated, and 304 for a matching If-None-Match. Throws NotAcceptable (406) for a result the
- * format cannot hold. Without a representation (in-process calls) nothing is serialized. A promise
- * only when a large cached body is digested asynchronously.
+ * format cannot hold. Without a representation (in-process calls) nothing is serialized. A result
+ * from the result cache (StoredResult) is sent as its JSON text, or shaped from it for CSV and NDJSON.
+ * A promise only when a large body is digested asynchronously (the web build's Web Crypto).
  */
 export const shapeOutput = (
   plan: EndpointPlan,
@@ -56,14 +58,23 @@ export const shapeOutput = (
   if (representation === undefined) return value === undefined ? IN_PROCESS_NO_CONTENT : IN_PROCESS_OK
   const ttlMs = ctx.cacheTtlOverride === undefined ? plan.info.cacheTtlMs : ctx.cacheTtlOverride
   const cache = cacheControl(plan, ttlMs)
-  if (value === undefined) return { status: 204, headers: cache === undefined ? {} : { "cache-control": cache }, body: null }
-  const body = serialize(representation.format, value)
-  const headers: Record<string, string> = { "content-type": CONTENT_TYPES[representation.format] }
+  const headers: Record<string, string> = {}
+  if (ctx.cacheStatus !== undefined) headers["x-cache"] = ctx.cacheStatus
+  if (value === undefined) {
+    if (cache !== undefined) headers["cache-control"] = cache
+    return { status: 204, headers, body: null }
+  }
+  const stored = value instanceof StoredResult ? value : undefined
+  const body = stored === undefined
+    ? serialize(representation.format, value)
+    : representation.format === "json" ? stored.json : serialize(representation.format, stored.parse())
+  headers["content-type"] = CONTENT_TYPES[representation.format]
   if (cache === undefined) return { status: 200, headers, body }
   headers["cache-control"] = cache
   // `no-store` answers are never reused, so they get no validator.
   if (ttlMs === null || ttlMs <= 0) return { status: 200, headers, body }
   if (representation.varyOnAccept) headers.vary = "Accept"
-  const etag = strongEtag(body)
+  // The ETag of a stored JSON text is computed once per entry (equal bytes, equal tag).
+  const etag = stored !== undefined && body === stored.json ? (stored.etag ??= strongEtag(body)) : strongEtag(body)
   return isPromiseLike(etag) ? etag.then((tag) => validated(ctx, headers, body, tag)) : validated(ctx, headers, body, etag)
 }

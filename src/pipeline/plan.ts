@@ -1,8 +1,9 @@
-import type { AnyQueryConfig, AuthStrategy, EndpointInfo, ServeMiddleware, TenantConfig } from "../domain/config.js"
+import type { AnyQueryConfig, AuthStrategy, EndpointInfo, ServeMiddleware } from "../domain/config.js"
 import type { ServeDefinition } from "../domain/definition.js"
 import { joinPath } from "../domain/definition.js"
 import type { HttpMethod } from "../domain/http.js"
 import { type CompiledSchema, compileSchema } from "../domain/schema.js"
+import { compileTenant, type TenantPlan } from "../domain/tenant.js"
 import type { GuardPlan } from "./guards.js"
 import { type Invoker, toInvoker } from "./invoke.js"
 
@@ -12,28 +13,48 @@ export interface EndpointPlan extends GuardPlan {
   readonly config: AnyQueryConfig
   /** Endpoint strategies first, then the global ones; empty on public endpoints. */
   readonly strategies: ReadonlyArray<AuthStrategy>
-  readonly tenant: TenantConfig | undefined
+  /** The merged tenant config; undefined when the endpoint is not tenant-scoped. */
+  readonly tenant: TenantPlan | undefined
+  /** `authFailureLimit` applies: the endpoint runs strategies, so its 401s are counted per address. */
+  readonly countsAuthFailures: boolean
   readonly input: CompiledSchema
   readonly output: CompiledSchema
   readonly middlewares: ReadonlyArray<ServeMiddleware>
   readonly invoke: Invoker
+  /** The result cache serves it: `resultCache` is on and its TTL is positive. */
+  readonly resultCached: boolean
 }
 
 const toList = <A>(value: A | ReadonlyArray<A> | null | undefined): ReadonlyArray<A> =>
   value === undefined || value === null ? [] : Array.isArray(value) ? (value as ReadonlyArray<A>) : [value as A]
 
+const isPublicConfig = (config: AnyQueryConfig): boolean => config.auth === null || config.requiresAuth === false
+
+/**
+ * The endpoint's tenant config merged over the global one, or undefined when it is not tenant-scoped.
+ * A public endpoint has no caller to take a tenant from: it is scoped only by a tenant config of its own.
+ * Throws on a config that cannot work (see `compileTenant`).
+ */
+const endpointTenant = (definition: ServeDefinition, key: string, config: AnyQueryConfig): TenantPlan | undefined =>
+  config.tenant === false || (config.tenant === undefined && (isPublicConfig(config) || definition.tenant === undefined))
+    ? undefined
+    : compileTenant(`query "${key}"`, config.tenant, definition.tenant)
+
+/** Throws, with what to change, on a tenant config that would fail or leak at request time. */
+export const checkTenantConfigs = (definition: ServeDefinition): void => {
+  if (definition.tenant !== undefined) compileTenant("the global tenant config", undefined, definition.tenant)
+  for (const [key, config] of definition.queries) endpointTenant(definition, key, config)
+}
+
 export const compileEndpoint = (definition: ServeDefinition, key: string, config: AnyQueryConfig): EndpointPlan => {
-  const isPublic = config.auth === null || config.requiresAuth === false
+  const isPublic = isPublicConfig(config)
   const ownStrategies = toList(config.auth as AuthStrategy | ReadonlyArray<AuthStrategy> | null | undefined)
   const strategies = isPublic ? [] : [...ownStrategies, ...definition.strategies]
   const requiredRoles = config.requiredRoles ?? []
   const requiredScopes = config.requiredScopes ?? []
   const requiresAuth = config.requiresAuth ??
     (!isPublic && (strategies.length > 0 || requiredRoles.length > 0 || requiredScopes.length > 0))
-  // A public endpoint has no caller to take a tenant from: it keeps only a tenant config of its own.
-  const tenant = config.tenant === false
-    ? undefined
-    : (config.tenant as TenantConfig | undefined) ?? (isPublic ? undefined : definition.tenant)
+  const tenant = endpointTenant(definition, key, config)
   const info: EndpointInfo = {
     key,
     name: config.name ?? key,
@@ -56,10 +77,12 @@ export const compileEndpoint = (definition: ServeDefinition, key: string, config
     requiredRoles,
     requiredScopes,
     tenant,
+    countsAuthFailures: definition.authFailureLimit !== undefined && strategies.length > 0,
     input: compileSchema(config.inputSchema, "input"),
     output: compileSchema(config.outputSchema, "output"),
     middlewares: [...definition.middlewares, ...((config.middlewares ?? []) as ReadonlyArray<ServeMiddleware>)],
-    invoke: toInvoker(config.query)
+    invoke: toInvoker(config.query),
+    resultCached: definition.resultCache !== undefined && info.cacheTtlMs !== null && info.cacheTtlMs > 0
   }
 }
 

@@ -36,6 +36,8 @@ export const errorResponse = (
 ): ServeResponse => {
   const mapped = toErrorResponse(error)
   const headers = finishHeaders({ "content-type": CONTENT_TYPES.json }, requestId, corsHeaders, ctx?.responseHeaders)
+  // A run of the handler that failed on a cached endpoint was a miss.
+  if (ctx?.cacheStatus !== undefined) headers["x-cache"] = ctx.cacheStatus
   if (mapped.headers !== undefined) Object.assign(headers, mapped.headers)
   return { status: mapped.status, headers, body: JSON.stringify(mapped.envelope) }
 }

@@ -9,19 +9,22 @@ import { readInput } from "./input.js"
 import type { ContextHandler } from "./middleware.js"
 import type { EndpointPlan } from "./plan.js"
 
-/** What an in-process `execute` supplies instead of reading the request. */
+/** What a caller other than an endpoint's own route (in-process `execute`, an MCP tool call) supplies instead of reading the request. */
 export interface PresetInputs {
+  /** The input to validate; the request's query string and body are not read. */
   readonly input?: unknown
-  /** Merged into `ctx`; an `auth` here is taken as the authenticated caller and strategies are skipped. */
+  /** Merged into `ctx`. */
   readonly context?: Readonly<Record<string, unknown>>
+  /** The caller, already authenticated; undefined runs the endpoint's strategies on the request. */
+  readonly auth?: ServeAuthContext | null
 }
 
 /**
- * The stages between routing and the middleware chain, one function each, in SPEC.md's order.
+ * The stages between routing and the middleware chain, one function each, in the documented processing order.
  * `EndpointStages` chains them directly; the traced runner (tracing.ts) runs each in its own span.
  */
 export interface StageSteps {
-  /** The caller: the strategies in order, or the `auth` an in-process call presets. */
+  /** The caller: the strategies in order, or the `auth` a preset carries. */
   authenticate(plan: EndpointPlan, ctx: RequestContext, preset: PresetInputs | undefined): MaybePromise<ServeAuthContext | null>
   /** requireAuth, then roles, then scopes, against `ctx.auth`. */
   authorize(plan: EndpointPlan, ctx: RequestContext): void
@@ -32,6 +35,8 @@ export interface StageSteps {
   /** The context factory's values merged into `ctx`, tenant-scoped with auto-inject. */
   provideContext(plan: EndpointPlan, ctx: RequestContext, preset: PresetInputs | undefined): MaybePromise<void>
 }
+
+const NO_VALUES: Readonly<Record<string, unknown>> = {}
 
 export const makeStageSteps = (
   definition: ServeDefinition,
@@ -51,8 +56,8 @@ export const makeStageSteps = (
 
   return {
     authenticate: (plan, ctx, preset) => {
-      const auth = preset?.context?.auth
-      return auth !== undefined ? (auth as ServeAuthContext | null) : authenticator.authenticate(plan.strategies, ctx.request, plan.info)
+      const auth = preset?.auth
+      return auth !== undefined ? auth : authenticator.authenticate(plan.strategies, ctx.request, plan.info)
     },
     authorize: (plan, ctx) => runGuards(plan, ctx.auth),
     isolateTenant: (plan, ctx) => {
@@ -60,13 +65,20 @@ export const makeStageSteps = (
     },
     validate: (plan, ctx, preset) =>
       plan.input.decode(preset !== undefined ? preset.input : readInput(ctx.request.method, ctx.request, plan.input.coerce)),
-    provideContext: (plan, ctx, preset) =>
-      definition.context === undefined && preset?.context === undefined ? undefined : andThen(contextValues(ctx, preset), (values) => {
-        if (values === undefined) return
-        ctx.assign(
-          plan.tenant?.mode === "auto-inject" && ctx.tenantId !== null ? tenants.scope(values, plan.tenant, ctx.tenantId) : values
-        )
+    provideContext: (plan, ctx, preset) => {
+      const tenant = plan.tenant
+      const tenantId = ctx.tenantId
+      // Auto-inject for a caller with a tenant: every ctx must pass through `scope`, which refuses one without a table source.
+      if (tenant?.mode === "auto-inject" && tenantId !== null) {
+        const scope = (values: Readonly<Record<string, unknown>> | undefined) =>
+          ctx.assign(tenants.scope(values ?? NO_VALUES, tenant, tenantId, plan.info.key))
+        return definition.context === undefined && preset?.context === undefined ? scope(undefined) : andThen(contextValues(ctx, preset), scope)
+      }
+      if (definition.context === undefined && preset?.context === undefined) return undefined
+      return andThen(contextValues(ctx, preset), (values) => {
+        if (values !== undefined) ctx.assign(values)
       })
+    }
   }
 }
 
@@ -74,13 +86,15 @@ export const makeStageSteps = (
  * Stages after routing for one endpoint, built once at compile time: authentication → guards →
  * tenant → validation → context → middlewares and handler (`chain`) → output encoding. Synchronous
  * for as long as every step is, and then without a closure per request: a continuation is only
- * created where a step returned a promise.
+ * created where a step returned a promise. On a cached endpoint the chain ends in the result
+ * cache, which encodes the handler's result before storing it (`encodeAfterChain` false).
  */
 export class EndpointStages {
   constructor(
     private readonly steps: StageSteps,
     private readonly plan: EndpointPlan,
-    private readonly chain: ContextHandler
+    private readonly chain: ContextHandler,
+    private readonly encodeAfterChain: boolean
   ) {}
 
   run(ctx: RequestContext, preset: PresetInputs | undefined): MaybePromise<unknown> {
@@ -107,6 +121,7 @@ export class EndpointStages {
   }
 
   private runChain(ctx: RequestContext): MaybePromise<unknown> {
-    return andThen(this.chain(ctx.asServeContext()), this.plan.output.encode)
+    const result = this.chain(ctx.asServeContext())
+    return this.encodeAfterChain ? andThen(result, this.plan.output.encode) : result
   }
 }

@@ -1,5 +1,6 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type { EndpointCache } from "../cache/resultCache.js"
 import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import type { RequestContext } from "./context.js"
@@ -43,25 +44,35 @@ const invokeHandler = (plan: EndpointPlan, ctx: RequestContext): Effect.Effect<u
 
 /**
  * The same stages as `EndpointStages`, each in an Effect span named for it (`queryserve.authenticate`,
- * `.guards`, `.tenant`, `.validate`, `.context`, `.middleware` when there are middlewares, `.handler`,
- * `.output`) under one `queryserve.request` span, with the request id and query key as attributes.
- * Only used when tracing is on: it costs an Effect run per request.
+ * `.guards`, `.tenant`, `.validate`, `.context`, `.middleware` when there are middlewares, `.cache`
+ * on cached endpoints, `.handler`, `.output`) under one `queryserve.request` span, with the request
+ * id and query key as attributes. Only used when tracing is on: it costs an Effect run per request.
  */
 export const tracedStages = (
   steps: StageSteps,
   plan: EndpointPlan,
   ctx: RequestContext,
-  preset: PresetInputs | undefined
+  preset: PresetInputs | undefined,
+  cache: EndpointCache | undefined
 ): Effect.Effect<unknown, unknown> => {
   const attributes = { requestId: ctx.requestId, queryKey: plan.info.key }
   const span = <A>(name: string, effect: Effect.Effect<A, unknown>) => Effect.withSpan(effect, `queryserve.${name}`, { attributes })
   const handler = span("handler", invokeHandler(plan, ctx))
+  const encode = (result: unknown) => span("output", fromStep(() => plan.output.encode(result)))
+  // The cache stores encoded results: on a cached endpoint, encoding happens inside it, on a miss.
+  const answer = cache === undefined ? handler : span(
+    "cache",
+    Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+      const runEffect = makeEffectRunner(runtime)
+      return fromStep(() => cache.lookup(ctx, () => runEffect(Effect.flatMap(handler, encode), ctx.signal), false))
+    })
+  )
   // Middlewares call `next` outside the fiber: the handler then runs on the runtime captured inside the middleware span.
-  const chain = plan.middlewares.length === 0 ? handler : span(
+  const chain = plan.middlewares.length === 0 ? answer : span(
     "middleware",
     Effect.flatMap(Effect.runtime<never>(), (runtime) => {
       const runEffect = makeEffectRunner(runtime)
-      return fromStep(() => composeMiddlewares(plan.middlewares, () => runEffect(handler, ctx.signal))(ctx.asServeContext()))
+      return fromStep(() => composeMiddlewares(plan.middlewares, () => runEffect(answer, ctx.signal))(ctx.asServeContext()))
     })
   )
   return span("authenticate", fromStep(() => steps.authenticate(plan, ctx, preset))).pipe(
@@ -76,7 +87,7 @@ export const tracedStages = (
       return span("context", fromStep(() => steps.provideContext(plan, ctx, preset)))
     }),
     Effect.zipRight(chain),
-    Effect.flatMap((result) => span("output", fromStep(() => plan.output.encode(result)))),
+    Effect.flatMap((result) => (cache === undefined ? encode(result) : Effect.succeed(result))),
     Effect.withSpan("queryserve.request", {
       attributes: { ...attributes, "http.method": ctx.request.method, "url.path": ctx.request.path },
       parent: ctx.request instanceof TransportRequest ? ctx.request.traceParent : undefined

@@ -1,14 +1,21 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Runtime from "effect/Runtime"
-import type { EndpointInfo } from "../domain/config.js"
+import { type EndpointCache, inProcessValue, ResultCache, type ResultCacheControl, resultCacheOff, resultCacheStore } from "../cache/resultCache.js"
+import type { AuthStrategy, EndpointInfo, ServeAuthContext, ServeContext } from "../domain/config.js"
 import type { ServeDefinition } from "../domain/definition.js"
 import { toErrorResponse } from "../domain/envelope.js"
 import { NotFound, type ServeError, ServeHttpError, toServeError } from "../domain/errors.js"
+import type { QueryTransport } from "../domain/event.js"
 import { getHeader, type ServeRequest, type ServeResponse } from "../domain/http.js"
-import { type MaybePromise, andThen, isPromiseLike } from "../domain/maybePromise.js"
+import { andThen, type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
+import { Metrics } from "../metrics/Metrics.js"
+import { metricsRoute } from "../metrics/route.js"
+import { limitAuthFailures } from "../pipeline/authFailures.js"
 import { RequestContext } from "../pipeline/context.js"
+import { runGuards } from "../pipeline/guards.js"
 import { compileCors, type CorsPlan } from "../pipeline/cors.js"
 import { settleBeforeDeadline } from "../pipeline/deadline.js"
 import { FORMAT_SUFFIXES, negotiateFormat, type Representation } from "../pipeline/formats.js"
@@ -19,19 +26,15 @@ import { type ShapedOutput, shapeOutput } from "../pipeline/output.js"
 import { errorResponse, finishHeaders, type Settled, toResponse } from "../pipeline/respond.js"
 import { compileRoutes, type EndpointPlan, type RoutePlan } from "../pipeline/plan.js"
 import { resolveRequestId } from "../pipeline/requestId.js"
+import { answerStatic, type StaticRoute } from "../pipeline/staticRoute.js"
 import { normalizePath, Router } from "../pipeline/router.js"
-import { EndpointStages, makeStageSteps } from "../pipeline/stages.js"
+import { EndpointStages, makeStageSteps, type PresetInputs } from "../pipeline/stages.js"
 import { tracedStages, tracingEnabled } from "../pipeline/tracing.js"
 import { Authenticator, type AuthenticatorService } from "./Authenticator.js"
+
+export type { StaticAnswer, StaticRoute } from "../pipeline/staticRoute.js"
 import { QueryLogger, type ServeQueryLogger } from "./QueryLogger.js"
 import { TenantIsolation, type TenantIsolationService } from "./TenantIsolation.js"
-
-/** A route that is not an endpoint (docs page, OpenAPI document, static assets). */
-export interface StaticRoute {
-  readonly method: "GET"
-  readonly path: string
-  readonly respond: (request: ServeRequest) => MaybePromise<Omit<ServeResponse, "headers"> & { readonly headers?: Record<string, string> }>
-}
 
 export interface ExecuteOptions {
   readonly input?: unknown
@@ -40,8 +43,20 @@ export interface ExecuteOptions {
   readonly request?: Partial<ServeRequest>
 }
 
+/** An endpoint run for another transport than its own route (MCP): the request is that transport's. */
+export interface CallOptions extends PresetInputs {
+  readonly request: ServeRequest
+  readonly requestId: string
+  readonly transport: QueryTransport
+}
+
+/** How one endpoint execution ended: its (encoded) value, or the error its response would carry. */
+export type ExecutionOutcome =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: ServeError }
+
 export interface PipelineService {
-  /** Answers one request: routing, the stages of SPEC.md's processing order, and the response. */
+  /** Answers one request: routing, the stages in their documented order, and the response. */
   handle(request: ServeRequest): MaybePromise<ServeResponse>
   /** Runs one endpoint in-process; resolves its (encoded) result or rejects with a ServeHttpError. */
   execute(key: string, options?: ExecuteOptions): Promise<unknown>
@@ -50,6 +65,14 @@ export interface PipelineService {
   endpoint(key: string): EndpointInfo | undefined
   /** Recompiles the plans after the definition changed (`use`, `useAuth`, `route`). */
   refresh(): void
+  /** Runs `strategies` on `request` with the Authenticator; throws (or rejects) Unauthorized for invalid credentials. */
+  authenticate(strategies: ReadonlyArray<AuthStrategy>, request: ServeRequest, endpoint: EndpointInfo): MaybePromise<ServeAuthContext | null>
+  /** Whether `caller` passes an endpoint's guards: required auth, roles, scopes and a required tenant. */
+  admits(key: string, caller: ServeAuthContext | null): boolean
+  /** Runs an endpoint through its stages for another transport, with the input given; never rejects. */
+  call(key: string, options: CallOptions): MaybePromise<ExecutionOutcome>
+  /** The result cache: invalidation and counts (zeros when `resultCache` is off). */
+  readonly cache: ResultCacheControl
 }
 
 interface Stages {
@@ -59,11 +82,15 @@ interface Stages {
   readonly runEffect: EffectRunner
   /** Run each request through the traced stages (an Effect span per stage). */
   readonly tracing: boolean
+  /** Present when `resultCache` is on. */
+  readonly resultCache?: ResultCache | undefined
 }
 
 interface CompiledEndpoint {
   readonly plan: EndpointPlan
   readonly stages: EndpointStages
+  /** The endpoint's result cache stage, when the cache is on and its TTL is positive. */
+  readonly cache: EndpointCache | undefined
 }
 
 /** An endpoint route (a `.csv`/`.ndjson` one answers in its fixed representation), or a static one. */
@@ -76,7 +103,7 @@ export const makePipeline = (
   stages: Stages,
   staticRoutes: () => ReadonlyArray<StaticRoute>
 ): PipelineService => {
-  const { lifecycle, runEffect, tracing } = stages
+  const { lifecycle, runEffect, tracing, resultCache } = stages
   const steps = makeStageSteps(definition, stages.authenticator, stages.tenants)
   const cors: CorsPlan | undefined = compileCors(definition.cors)
   let router = new Router<RouteTarget>()
@@ -92,8 +119,13 @@ export const makePipeline = (
       let compiled = byKey.get(route.endpoint.info.key)
       if (compiled === undefined) {
         const plan = route.endpoint
-        const chain = composeMiddlewares(plan.middlewares, (ctx) => settle(plan.invoke(ctx.input, ctx), ctx, runEffect))
-        compiled = { plan, stages: new EndpointStages(steps, plan, chain) }
+        const handler = (ctx: ServeContext) => settle(plan.invoke(ctx.input, ctx), ctx, runEffect)
+        const cache = resultCache?.forEndpoint(plan)
+        const chain = composeMiddlewares(
+          plan.middlewares,
+          cache === undefined ? handler : cache.handler((ctx) => andThen(handler(ctx.asServeContext()), plan.output.encode))
+        )
+        compiled = { plan, cache, stages: new EndpointStages(steps, plan, chain, cache === undefined) }
         byKey.set(plan.info.key, compiled)
       }
       next.add(route.method, route.path, { endpoint: compiled })
@@ -131,7 +163,7 @@ export const makePipeline = (
   }
 
   const completed = (ctx: RequestContext, record: ExecutionRecord | undefined, value: unknown, output: ShapedOutput): Settled => {
-    if (record !== undefined) lifecycle.completed(record, ctx.input, output.status, value)
+    if (record !== undefined) lifecycle.completed(record, ctx.input, output.status, value, ctx.cacheStatus)
     return { ok: true, value, ctx, output }
   }
 
@@ -146,8 +178,9 @@ export const makePipeline = (
     compiled: CompiledEndpoint,
     request: ServeRequest,
     requestId: string,
-    options: ExecuteOptions | undefined,
-    representation: Representation | undefined
+    preset: PresetInputs | undefined,
+    representation: Representation | undefined,
+    transport: QueryTransport | undefined
   ): MaybePromise<Settled> => {
     const ctx = new RequestContext(request, requestId, compiled.plan.info, null)
     let record: ExecutionRecord | undefined
@@ -159,15 +192,16 @@ export const makePipeline = (
         path: request.path,
         request,
         startTime: Date.now(),
-        startedAt: performance.now()
+        startedAt: performance.now(),
+        transport
       }
       lifecycle.started(record)
     }
     let result: MaybePromise<unknown>
     try {
       result = tracing
-        ? runEffect(tracedStages(steps, compiled.plan, ctx, options), ctx.signal)
-        : compiled.stages.run(ctx, options)
+        ? runEffect(tracedStages(steps, compiled.plan, ctx, preset, compiled.cache), ctx.signal)
+        : compiled.stages.run(ctx, preset)
     } catch (thrown) {
       return fail(ctx, record, thrown)
     }
@@ -197,15 +231,9 @@ export const makePipeline = (
         : new NotFound({ message: `Method ${method} is not allowed on ${path}`, allow })
       return errorResponse(error, requestId, corsHeaders, undefined)
     }
-    if ("static" in target) {
-      return andThen(target.static.respond(request), (answer) => ({
-        status: answer.status,
-        headers: finishHeaders({ ...answer.headers }, requestId, corsHeaders, undefined),
-        body: method === "HEAD" ? null : answer.body
-      }))
-    }
+    if ("static" in target) return answerStatic(target.static, request, requestId, corsHeaders)
     const representation = target.representation ?? negotiateFormat(getHeader(request, "accept"))
-    const settled = execute(target.endpoint, request, requestId, undefined, representation)
+    const settled = execute(target.endpoint, request, requestId, undefined, representation, "http")
     const head = method === "HEAD"
     return isPromiseLike(settled)
       ? Promise.resolve(settled).then((s) => toResponse(s, requestId, corsHeaders, head))
@@ -224,14 +252,34 @@ export const makePipeline = (
         ...options.request
       }
       const requestId = resolveRequestId(request)
-      return Promise.resolve(execute(compiled, request, requestId, options, undefined)).then((settled) => {
-        if (settled.ok) return settled.value
+      const preset: PresetInputs = { input: options.input, context: options.context, auth: options.context?.auth as ServeAuthContext | null | undefined }
+      return Promise.resolve(execute(compiled, request, requestId, preset, undefined, undefined)).then((settled) => {
+        if (settled.ok) return inProcessValue(settled.value)
         throw toThrowable(settled.error)
       })
     },
     routes: () => routePlans,
     endpoint: (key) => byKey.get(key)?.plan.info,
-    refresh: compile
+    refresh: compile,
+    authenticate: (strategies, request, endpoint) => stages.authenticator.authenticate(strategies, request, endpoint),
+    admits: (key, caller) => {
+      const plan = byKey.get(key)?.plan
+      if (plan === undefined) return false
+      try {
+        runGuards(plan, caller)
+        if (plan.tenant !== undefined) stages.tenants.resolve(plan.tenant, caller)
+        return true
+      } catch {
+        return false
+      }
+    },
+    call: (key, options) => {
+      const compiled = byKey.get(key)
+      if (compiled === undefined) return { ok: false, error: new NotFound({ message: `No endpoint named "${key}"` }) }
+      return andThen(execute(compiled, options.request, options.requestId, options, undefined, options.transport), (settled) =>
+        settled.ok ? { ok: true, value: inProcessValue(settled.value) } : settled)
+    },
+    cache: resultCache === undefined ? resultCacheOff : resultCache.control()
   }
 }
 
@@ -245,7 +293,8 @@ const toThrowable = (error: ServeError): Error => {
 export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, PipelineService>() {
   /**
    * The request pipeline over a definition. Handlers that return an Effect run on the runtime this
-   * layer is built in, so the services provided to it (config.layer) reach them.
+   * layer is built in, so the services provided to it (config.layer) reach them. With `metrics` on,
+   * the Metrics service (required then) observes the logger's events and gets its route.
    */
   static layer(
     definition: ServeDefinition,
@@ -254,10 +303,21 @@ export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, Pipel
     return Layer.effect(
       Pipeline,
       Effect.gen(function*() {
-        const authenticator = yield* Authenticator
+        // Every route that authenticates (endpoints, MCP, metrics) counts failures and refuses used-up addresses.
+        const authenticator = limitAuthFailures(yield* Authenticator, definition.authFailureLimit)
         const tenants = yield* TenantIsolation
         const logger: ServeQueryLogger = yield* QueryLogger
         const runtime = yield* Effect.runtime<never>()
+        const plan = definition.metrics
+        let routes = staticRoutes
+        if (plan !== undefined) {
+          const metrics = yield* Effect.serviceOption(Metrics).pipe(
+            Effect.map(Option.getOrThrowWith(() => new Error("metrics is on but no Metrics service was provided: provide Metrics.layer()")))
+          )
+          logger.on(metrics.observe)
+          routes = () => [...staticRoutes(), metricsRoute(definition, plan, metrics, authenticator)]
+        }
+        const store = yield* resultCacheStore(definition.resultCache)
         return makePipeline(
           definition,
           {
@@ -265,9 +325,10 @@ export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, Pipel
             tenants,
             lifecycle: new Lifecycle(logger, definition.hooks),
             runEffect: makeEffectRunner(runtime as Runtime.Runtime<never>),
-            tracing: yield* tracingEnabled
+            tracing: yield* tracingEnabled,
+            resultCache: store === undefined ? undefined : new ResultCache(store)
           },
-          staticRoutes
+          routes
         )
       })
     )

@@ -1,51 +1,41 @@
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
-import type { ServeAuthContext, TenantConfig } from "../domain/config.js"
+import type { ServeAuthContext } from "../domain/config.js"
 import { Forbidden } from "../domain/errors.js"
+import { type TenantPlan, tenantIdOf } from "../domain/tenant.js"
+import { scopeTableSources } from "../pipeline/autoInject.js"
 
 export interface TenantIsolationService {
-  /** The caller's tenant id; throws 403 `missing_tenant` when required and absent. */
-  resolve(config: TenantConfig, auth: ServeAuthContext | null): string | null
   /**
-   * For auto-inject: wraps every value exposing `table(name)` so each builder it returns is
-   * filtered with `.where(column, 'eq', tenantId)`.
+   * The caller's tenant id, or null when the endpoint lets this caller through without one
+   * (`required: false`, and `allowUnscoped` says yes when given); otherwise throws 403 `missing_tenant`.
    */
-  scope(values: Readonly<Record<string, unknown>>, config: TenantConfig, tenantId: string): Readonly<Record<string, unknown>>
+  resolve(tenant: TenantPlan, auth: ServeAuthContext | null): string | null
+  /**
+   * For auto-inject: the ctx values with every table source wrapped so each builder its `table(name)`
+   * returns is filtered with `.where(column, 'eq', tenantId)`. Throws (a 500) rather than let a
+   * request run unfiltered: no table source among the values, or one hidden in a promise or one
+   * level down. `endpoint` names the endpoint in the logged refusal.
+   */
+  scope(
+    values: Readonly<Record<string, unknown>>,
+    tenant: TenantPlan,
+    tenantId: string,
+    endpoint: string
+  ): Readonly<Record<string, unknown>>
 }
 
-interface Filterable {
-  where(column: string, operator: "eq", value: string): unknown
-}
-interface TableSource {
-  table(name: string): Filterable
-}
-
-const isTableSource = (value: unknown): value is TableSource =>
-  typeof value === "object" && value !== null && typeof (value as { table?: unknown }).table === "function"
-
-const scopeSource = (source: TableSource, column: string, tenantId: string): TableSource => {
-  // The wrapper inherits every other member of the source, so helpers like `raw` keep working.
-  const scoped = Object.create(source) as TableSource
-  scoped.table = (name) => source.table(name).where(column, "eq", tenantId) as Filterable
-  return scoped
-}
+const missingTenant = (): Forbidden => new Forbidden({ message: "A tenant is required for this endpoint", reason: "missing_tenant" })
 
 export const tenantIsolation: TenantIsolationService = {
-  resolve: (config, auth) => {
-    const tenantId = config.extract(auth)
-    if (tenantId !== null && tenantId !== undefined && tenantId !== "") return tenantId
-    if (config.required === false) return null
-    throw new Forbidden({ message: "A tenant is required for this endpoint", reason: "missing_tenant" })
+  resolve: (tenant, auth) => {
+    const tenantId = tenantIdOf(tenant.extract(auth))
+    if (tenantId !== null) return tenantId
+    // Unscoped access only when configured, and only for callers `allowUnscoped` names (anything but `true` is no).
+    if (!tenant.required && (tenant.allowUnscoped === undefined || tenant.allowUnscoped(auth) === true)) return null
+    throw missingTenant()
   },
-  scope: (values, config, tenantId) => {
-    const column = config.column ?? "tenant_id"
-    const scoped: Record<string, unknown> = {}
-    for (const key of Object.keys(values)) {
-      const value = values[key]
-      scoped[key] = isTableSource(value) ? scopeSource(value, column, tenantId) : value
-    }
-    return scoped
-  }
+  scope: (values, tenant, tenantId, endpoint) => scopeTableSources(endpoint, values, tenant.column, tenantId)
 }
 
 export class TenantIsolation extends Context.Tag("queryserve/TenantIsolation")<TenantIsolation, TenantIsolationService>() {

@@ -1,6 +1,6 @@
-import { request } from "node:http"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
+import { getOnFreshConnection } from "../support/freshConnection.js"
 import { type ServerProcess, startServerProcess } from "../support/serverProcess.js"
 
 const clusterServer = fileURLToPath(new URL("../support/clusterServer.ts", import.meta.url))
@@ -14,15 +14,8 @@ const isAlive = (pid: number): boolean => {
   }
 }
 
-/** One request on a fresh connection, so the primary hands each to the next worker. */
-const pidOf = (port: number): Promise<number> =>
-  new Promise((resolve, reject) => {
-    request({ host: "127.0.0.1", port, path: "/api/analytics/pid", agent: false, headers: { connection: "close" } }, (res) => {
-      let body = ""
-      res.on("data", (chunk: Buffer) => (body += chunk.toString()))
-      res.on("end", () => resolve((JSON.parse(body) as { pid: number }).pid))
-    }).on("error", reject).end()
-  })
+const pidOf = async (port: number): Promise<number> =>
+  (JSON.parse((await getOnFreshConnection(port, "/api/analytics/pid")).body) as { pid: number }).pid
 
 describe("workers: 2 (node:cluster, server in a child process)", () => {
   let primary: ServerProcess | undefined

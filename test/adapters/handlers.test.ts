@@ -1,5 +1,5 @@
 import { createFetchHandler, createNodeHandler, defineServe } from "queryserve"
-import { createServer } from "node:http"
+import { createServer, type RequestListener } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
@@ -10,8 +10,9 @@ const api = defineServe({
   }
 })
 
-describe("node adapter over a real server", () => {
-  const server = createServer(createNodeHandler(api.handler))
+/** A node:http server on a loopback port for the enclosing describe block; `base()` is its API URL. */
+const onLoopback = (listener: RequestListener): { base: () => string } => {
+  const server = createServer(listener)
   let base = ""
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -21,6 +22,13 @@ describe("node adapter over a real server", () => {
     server.closeAllConnections()
     await new Promise((resolve) => server.close(resolve))
   })
+  return { base: () => base }
+}
+
+describe("node adapter over a real server", () => {
+  const served = onLoopback(createNodeHandler(api.handler))
+  let base = ""
+  beforeAll(() => void (base = served.base()))
 
   it("parses the query string, repeated keys as arrays", async () => {
     const response = await fetch(`${base}/revenue?region=eu&region=us&from=2025-01-01&q=a%20b+c`)
@@ -65,6 +73,31 @@ describe("node adapter over a real server", () => {
     const response = await fetch(`${base}/missing`)
     expect(response.status).toBe(404)
     expect(await response.json()).toEqual({ error: { type: "NOT_FOUND", message: "No route for GET /api/analytics/missing" } })
+  })
+})
+
+describe("createNodeHandler's listener, awaited by its caller", () => {
+  const slow = defineServe({
+    queries: { slow: () => new Promise((resolve) => setTimeout(() => resolve("late"), 50)), fast: () => "now" }
+  })
+  const listener = createNodeHandler(slow.handler)
+  const finishedWhenSettled: Array<boolean> = []
+  const served = onLoopback(async (req, res) => {
+    await listener(req, res)
+    finishedWhenSettled.push(res.writableFinished)
+  })
+  let base = ""
+  beforeAll(() => void (base = served.base()))
+
+  it("returns a promise that settles once the response is written, sync or async, and when the client left", async () => {
+    expect(await (await fetch(`${base}/fast`)).json()).toBe("now")
+    expect(await (await fetch(`${base}/slow`)).json()).toBe("late")
+    const gone = new AbortController()
+    const aborted = fetch(`${base}/slow`, { signal: gone.signal }).catch(() => "aborted")
+    setTimeout(() => gone.abort(), 10)
+    expect(await aborted).toBe("aborted")
+    await expect.poll(() => finishedWhenSettled.length, { timeout: 5_000 }).toBe(3)
+    expect(finishedWhenSettled.slice(0, 2)).toEqual([true, true])
   })
 })
 

@@ -58,9 +58,14 @@ describe("graceful shutdown on SIGTERM (server in a child process)", () => {
 })
 
 describe("stop()", () => {
+  /** Resolved by the hanging handler once its request is in flight (a fixed wait loses on a busy machine). */
+  let handlerEntered = (): void => {}
   const api = defineServe({
     queries: {
-      hang: () => new Promise(() => {}),
+      hang: () => {
+        handlerEntered()
+        return new Promise(() => {})
+      },
       ping: () => "pong"
     }
   })
@@ -75,11 +80,12 @@ describe("stop()", () => {
 
   it("closes the connections of requests still running after gracefulShutdownTimeout", async () => {
     const server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, requestTimeout: 0, gracefulShutdownTimeout: 300 })
+    const inFlight = new Promise<void>((resolve) => (handlerEntered = resolve))
     const hanging = fetch(`${server.url}/api/analytics/hang`).then(
       () => "answered",
       () => "connection closed"
     )
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await inFlight
     const started = performance.now()
     await server.stop()
     expect(performance.now() - started).toBeGreaterThanOrEqual(250)

@@ -215,11 +215,12 @@ describe("guards", () => {
     expect(await run(requireScopeMiddleware("read", "export"), { scopes: ["export", "read"] })).toBe("allowed")
   })
 
-  it("onAuthFailure reports missing and invalid credentials and refused roles, scopes and tenants", async () => {
+  it("onAuthFailure reports missing and invalid credentials (401); onAuthorizationFailure refused roles, scopes and tenants (403)", async () => {
     const onAuthFailure = vi.fn<NonNullable<ServeLifecycleHooks["onAuthFailure"]>>()
+    const onAuthorizationFailure = vi.fn<NonNullable<ServeLifecycleHooks["onAuthorizationFailure"]>>()
     const { query, define } = initServe({
       auth: apiKeyAuth({ keys: { good: { roles: ["viewer"], scopes: [] } } }),
-      hooks: { onAuthFailure }
+      hooks: { onAuthFailure, onAuthorizationFailure }
     })
     const api = define({
       queries: {
@@ -236,17 +237,28 @@ describe("guards", () => {
     await api.handler(get("tenanted", { "x-api-key": "good" }))
     expect(onAuthFailure.mock.calls.map(([event]) => [event.queryKey, event.reason])).toEqual([
       ["admin", "missing_credentials"],
-      ["admin", "invalid_credentials"],
-      ["admin", "missing_role"],
-      ["write", "missing_scope"],
-      ["tenanted", "missing_tenant"]
+      ["admin", "invalid_credentials"]
     ])
     expect(onAuthFailure.mock.calls[0]![0]).toEqual({ requestId: "req-1", queryKey: "admin", reason: "missing_credentials", request })
+    expect(onAuthorizationFailure.mock.calls.map(([event]) => [event.queryKey, event.reason, event.required])).toEqual([
+      ["admin", "missing_role", ["admin"]],
+      ["write", "missing_scope", ["write"]],
+      ["tenanted", "missing_tenant", []]
+    ])
+    expect(onAuthorizationFailure.mock.calls[0]![0]).toEqual({
+      requestId: expect.any(String),
+      queryKey: "admin",
+      reason: "missing_role",
+      required: ["admin"],
+      request: expect.objectContaining({ path: "/api/analytics/admin" })
+    })
     // Successful calls report nothing.
     onAuthFailure.mockClear()
+    onAuthorizationFailure.mockClear()
     const allowed = define({ queries: { open: query.public().query(() => 1), viewer: query.requireRole("viewer").query(() => 2) } })
     expect((await allowed.handler(get("open"))).status).toBe(200)
     expect((await allowed.handler(get("viewer", { "x-api-key": "good" }))).status).toBe(200)
     expect(onAuthFailure).not.toHaveBeenCalled()
+    expect(onAuthorizationFailure).not.toHaveBeenCalled()
   })
 })

@@ -80,6 +80,76 @@ describe("jwtAuth", () => {
     })
   })
 
+  // Regression: a token without `exp` was accepted forever.
+  describe("expiry and age", () => {
+    const now = () => Math.floor(Date.now() / 1000)
+    /** Signs exactly these claims: no `exp` or `iat` unless given. */
+    const signBare = (claims: JWTPayload) => new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).sign(hsKey)
+    const refusal = (message: string) => ({
+      status: 401,
+      body: { error: { type: "UNAUTHORIZED", message, details: { reason: "invalid_credentials" } } }
+    })
+    const statusAndBody = async (api: ReturnType<typeof apiWith>, token: string) => {
+      const { status, body } = await answer(api, bearer(token))
+      return { status, body }
+    }
+
+    it("refuses a token without exp, unless requireExpiry: false", async () => {
+      const token = await signBare({ sub: "forever", iat: now() })
+      expect(await statusAndBody(apiWith({ secret: SECRET }), token)).toEqual(refusal("The bearer token has no expiry time (exp claim)"))
+      expect((await answer(apiWith({ secret: SECRET, requireExpiry: false }), bearer(token))).status).toBe(200)
+    })
+
+    it("maxTokenAge refuses tokens issued too long ago, and tokens without iat", async () => {
+      const api = apiWith({ secret: SECRET, maxTokenAge: "10m" })
+      expect((await answer(api, bearer(await signBare({ iat: now() - 60, exp: now() + 3600 })))).status).toBe(200)
+      expect(await statusAndBody(api, await signBare({ iat: now() - 3600, exp: now() + 3600 }))).toEqual(
+        refusal("The bearer token is older than the accepted maximum age")
+      )
+      expect(await statusAndBody(api, await signBare({ exp: now() + 3600 }))).toEqual(
+        refusal("The bearer token has no issue time (iat claim), so its age cannot be checked")
+      )
+      expect((await answer(apiWith({ secret: SECRET, maxTokenAge: 600 }), bearer(await signBare({ iat: now() - 3600, exp: now() + 3600 })))).status).toBe(401)
+    })
+
+    it("clockTolerance takes seconds or a span; clockToleranceSeconds still works", async () => {
+      const justExpired = await signBare({ iat: now() - 60, exp: now() - 5 })
+      expect((await answer(apiWith({ secret: SECRET }), bearer(justExpired))).status).toBe(401)
+      for (const options of [{ clockTolerance: "30s" }, { clockTolerance: 30 }, { clockToleranceSeconds: 30 }]) {
+        expect((await answer(apiWith({ secret: SECRET, ...options }), bearer(justExpired))).status).toBe(200)
+      }
+    })
+
+    it("a span jose would not understand fails at construction, not per request", () => {
+      expect(() => jwtAuth({ secret: SECRET, maxTokenAge: "ten minutes" })).toThrow(/maxTokenAge must be seconds .* or a span/)
+      expect(() => jwtAuth({ secret: SECRET, clockTolerance: -1 })).toThrow(/clockTolerance must be seconds/)
+    })
+
+    it("never fetches a key URL a token names (jku, x5u)", async () => {
+      let fetched = 0
+      const trap = createServer((_, res) => {
+        fetched++
+        res.writeHead(200, { "content-type": "application/json" }).end('{"keys":[]}')
+      })
+      await new Promise<void>((resolve) => trap.listen(0, "127.0.0.1", resolve))
+      try {
+        const keyUrl = `http://127.0.0.1:${(trap.address() as AddressInfo).port}/keys`
+        const { privateKey } = await generateKeyPair("RS256")
+        const token = await new SignJWT({ sub: "intruder", roles: ["admin"] })
+          .setProtectedHeader({ alg: "RS256", jku: keyUrl, x5u: keyUrl })
+          .setIssuedAt()
+          .setExpirationTime("5m")
+          .sign(privateKey)
+        expect((await answer(apiWith({ secret: SECRET }), bearer(token))).status).toBe(401)
+        const { publicKey: otherKey } = await generateKeyPair("RS256")
+        expect((await answer(apiWith({ publicKey: otherKey }), bearer(token))).status).toBe(401)
+        expect(fetched).toBe(0)
+      } finally {
+        await new Promise<void>((resolve) => trap.close(() => resolve()))
+      }
+    })
+  })
+
   describe("with public keys", () => {
     it("verifies RS256 with a CryptoKey and refuses an HS256 token signed with that public key's bytes", async () => {
       const { publicKey, privateKey } = await generateKeyPair("RS256")

@@ -91,7 +91,7 @@ describe("the OpenAPI 3.1 document", () => {
     const second = (await manyEndpoints().handler(get("/api/analytics/openapi.json"))).body
     expect(first).toBe(second)
     const document = JSON.parse(first!) as OpenApiDocument
-    expect(Object.keys(document)).toEqual(["openapi", "info", "tags", "paths", "components"])
+    expect(Object.keys(document)).toEqual(["openapi", "info", "servers", "security", "tags", "paths", "components"])
     expect(document.openapi).toBe("3.1.0")
     expect(Object.keys(document.components.schemas)).toEqual([...Object.keys(document.components.schemas)].sort())
     expect(document.tags!.map((tag) => tag.name)).toEqual(["arktype", "deletes", "effect", "gets", "patchs", "posts", "puts", "valibot", "zod"])
@@ -188,6 +188,7 @@ describe("the OpenAPI 3.1 document", () => {
     const document = await documentOf(api)
     const statuses = (path: string, method = "get") => Object.keys(operation(document, path, method).responses)
     expect(statuses("/api/analytics/open")).toEqual(["200", "406", "500", "503", "504"])
+    expect(operation(document, "/api/analytics/open", "get").security).toEqual([])
     expect(statuses("/api/analytics/filtered")).toEqual(["200", "400", "406", "500", "503", "504"])
     expect(statuses("/api/analytics/guarded")).toEqual(["200", "401", "403", "406", "500", "503", "504"])
     expect(statuses("/api/analytics/limited", "post")).toEqual(["200", "400", "413", "429", "500", "503", "504"])
@@ -199,7 +200,8 @@ describe("the OpenAPI 3.1 document", () => {
     for (const response of Object.values(document.components.responses)) {
       expect(response).toMatchObject({ content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } } })
     }
-    expect(document.components.responses.TooManyRequests).toMatchObject({ headers: { "Retry-After": { schema: { type: "integer" } } } })
+    expect(document.components.responses.TooManyRequests).toMatchObject({ headers: { "Retry-After": { $ref: "#/components/headers/RetryAfter" } } })
+    expect(document.components.headers.RetryAfter).toMatchObject({ schema: { type: "integer" } })
     expect(document.components.schemas.ErrorEnvelope).toMatchObject({ required: ["error"], properties: { error: { required: ["type", "message"] } } })
   })
 
@@ -220,7 +222,9 @@ describe("the OpenAPI 3.1 document", () => {
       }
     })
     const document = await documentOf(api)
-    expect(operation(document, "/api/analytics/open", "get").security).toBeUndefined()
+    // Every endpoint that needs auth takes the global strategies: the document requires them at its root.
+    expect(document.security).toEqual([{ apiKeyAuth: [] }, { bearerAuth: [] }])
+    expect(operation(document, "/api/analytics/open", "get").security).toEqual([])
     expect(operation(document, "/api/analytics/closed", "get").security).toEqual([{ apiKeyAuth: [] }, { bearerAuth: [] }])
     expect(operation(document, "/api/analytics/scoped", "get").security).toEqual([{ oauth2: ["read"] }, { apiKeyAuth: [] }, { bearerAuth: [] }])
     expect(operation(document, "/api/analytics/custom", "get").security).toEqual([
@@ -237,11 +241,15 @@ describe("the OpenAPI 3.1 document", () => {
 
   it("reflects strategies added later with useAuth", async () => {
     const api = defineServe({ queries: { revenue: () => 1, health: { requiresAuth: false, query: () => "ok" } } })
-    expect(operation(await documentOf(api), "/api/analytics/revenue", "get").security).toBeUndefined()
+    const before = await documentOf(api)
+    expect(before.security).toBeUndefined()
+    expect(operation(before, "/api/analytics/revenue", "get").security).toBeUndefined()
+    expect(operation(before, "/api/analytics/health", "get").security).toBeUndefined()
     api.useAuth(apiKey)
     const document = await documentOf(api)
+    expect(document.security).toEqual([{ apiKeyAuth: [] }])
     expect(operation(document, "/api/analytics/revenue", "get").security).toEqual([{ apiKeyAuth: [] }])
-    expect(operation(document, "/api/analytics/health", "get").security).toBeUndefined()
+    expect(operation(document, "/api/analytics/health", "get").security).toEqual([])
     expect(Object.keys(operation(document, "/api/analytics/revenue", "get").responses)).toContain("401")
   })
 
@@ -358,7 +366,7 @@ describe("describe()", () => {
     const [primary, extra] = api.describe()
     expect(Object.keys(primary!).sort()).toEqual([
       "cacheTtlMs", "custom", "description", "errorStatuses", "inputSchema", "key", "method", "name", "outputSchema", "path",
-      "requiredRoles", "requiredScopes", "requiresAuth", "securitySchemes", "summary", "tags"
+      "requiredRoles", "requiredScopes", "requiresAuth", "responseHeaders", "securitySchemes", "summary", "tags"
     ])
     expect(primary).toMatchObject({
       key: "totals",

@@ -124,3 +124,85 @@ describe("asynchronous Standard Schema validation", () => {
     expect(bodyOf(rejected)).toMatchObject({ error: { details: { issues: [{ path: ["region"], message: "unknown region" }] } } })
   })
 })
+
+describe("validation messages of Effect Schema, in one style whichever check failed", () => {
+  const Day = Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}-\d{2}$/))
+  const api = defineServe({
+    queries: {
+      check: {
+        method: "POST",
+        inputSchema: Schema.Struct({
+          amount: Schema.Number,
+          limit: Schema.optional(Schema.Number.pipe(Schema.int(), Schema.between(1, 100))),
+          count: Schema.optional(Schema.Int),
+          ratio: Schema.optional(Schema.Number.pipe(Schema.positive())),
+          name: Schema.optional(Schema.String.pipe(Schema.minLength(2), Schema.maxLength(4))),
+          region: Schema.optional(Schema.Literal("eu", "us")),
+          note: Schema.optional(Schema.NullOr(Schema.String)),
+          scale: Schema.optional(Schema.NumberFromString),
+          day: Schema.optional(Day),
+          ids: Schema.optional(Schema.Array(Schema.Number).pipe(Schema.minItems(2))),
+          custom: Schema.optional(Schema.String.pipe(Schema.filter((s) => s.startsWith("x") || "must start with x")))
+        }),
+        query: () => 1
+      }
+    }
+  })
+
+  const issuesFor = async (body: unknown) => {
+    const response = await api.handler(post("/api/analytics/check", JSON.stringify(body)))
+    expect(response.status).toBe(400)
+    return (bodyOf(response) as { error: { details: { issues: Array<{ path: Array<string>; message: string }> } } }).error.details.issues
+  }
+
+  it("says what was expected and what was sent, never Effect's own wording", async () => {
+    const issues = await issuesFor({
+      amount: "3abc",
+      limit: 300,
+      count: 2.5,
+      ratio: -1,
+      name: "abcdef",
+      region: "mars",
+      note: 3,
+      scale: "many",
+      day: "2025-1-1",
+      ids: [1],
+      custom: "y"
+    })
+    expect(issues).toEqual([
+      { path: ["amount"], message: "expected a number, got \"3abc\"" },
+      { path: ["limit"], message: "expected an integer from 1 to 100, got 300" },
+      { path: ["count"], message: "expected an integer, got 2.5" },
+      { path: ["ratio"], message: "expected a number greater than 0, got -1" },
+      { path: ["name"], message: "expected a string of at most 4 characters, got \"abcdef\"" },
+      { path: ["region"], message: "expected one of \"eu\", \"us\", got \"mars\"" },
+      { path: ["note"], message: "expected a string or null, got 3" },
+      { path: ["scale"], message: "expected a number, got \"many\"" },
+      { path: ["day"], message: "expected a string matching ^\\d{4}-\\d{2}-\\d{2}$, got \"2025-1-1\"" },
+      { path: ["ids"], message: "expected an array of at least 2 items, got [1]" },
+      { path: ["custom"], message: "must start with x" }
+    ])
+    for (const { message } of issues) expect(message).not.toMatch(/^Expected|actual|is missing|Unable to decode/)
+  })
+
+  it("says `is required` for a missing field, and keeps a message annotation as written", async () => {
+    expect(await issuesFor({})).toEqual([{ path: ["amount"], message: "is required" }])
+    const annotated = defineServe({
+      queries: {
+        a: {
+          inputSchema: Schema.Struct({ n: Schema.NumberFromString.annotations({ message: () => "give me a number" }) }),
+          query: () => 1
+        }
+      }
+    })
+    const response = await annotated.handler(get("/api/analytics/a", { n: "x" }))
+    expect(bodyOf(response)).toMatchObject({ error: { details: { issues: [{ path: ["n"], message: "give me a number" }] } } })
+  })
+
+  it("leaves Standard Schema libraries' own messages as they are", async () => {
+    const zodApi = defineServe({ queries: { a: { inputSchema: z.object({ n: z.number() }), query: () => 1 } } })
+    const response = await zodApi.handler(get("/api/analytics/a", { n: "x" }))
+    const [issue] = (bodyOf(response) as { error: { details: { issues: Array<{ message: string }> } } }).error.details.issues
+    expect(issue!.message).toMatch(/expected number, received string/i)
+  })
+})

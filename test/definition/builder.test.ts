@@ -100,7 +100,7 @@ describe("defineServe builder", () => {
     expect(error.status).toBe(400)
     expect(error.type).toBe("VALIDATION_ERROR")
     expect(error.message).toBe("Input failed validation")
-    expect(error.details).toEqual({ issues: [{ path: ["region"], message: "is missing" }] })
+    expect(error.details).toEqual({ issues: [{ path: ["region"], message: "is required" }] })
   })
 
   it("execute() takes context values and a caller, and a request whose headers strategies see", async () => {

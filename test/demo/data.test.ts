@@ -3,6 +3,7 @@ import { createDemoDatabase, TABLES, TENANT_IDS, type DemoDatabase } from "../..
 import { ConnectionPool, duckDbDriver } from "../../examples/analytics/duckdb.js"
 import * as metrics from "../../examples/analytics/metrics.js"
 import { createDb, raw, SqlGuardError, type Db, type Row } from "../../examples/analytics/sql.js"
+import { PLACEHOLDER_VALUE, STANDARD_PLACEHOLDER_CASES } from "./support/placeholderCases.js"
 import { METRIC_CASES, RANGE, sqlOn, type MetricCase, type Params } from "./support/references.js"
 
 const ROWS = 50_000
@@ -203,8 +204,15 @@ describe("query helper", () => {
     expect(() => db.table("orders").where("day", "eq", Number.NaN)).toThrow(TypeError)
     expect(() => db.table("orders").where("day", "in", "emea" as never)).toThrow(TypeError)
     expect(() => db.table("orders").where("day", "like" as never, "x")).toThrow(TypeError)
-    expect(() => raw("amount > ?")).toThrow(/placeholder/)
-    expect(() => raw("amount > 0 AND region <> '?'", [])).not.toThrow()
+  })
+
+  it("counts a fragment's placeholders as DuckDB reads quotes and comments", async () => {
+    const orders = db.table("orders").where("tenant_id", "eq", "acme")
+    await expect(orders.select(raw("amount > ?")).execute()).rejects.toThrow(/1 placeholder\(s\) but 0 param\(s\)/)
+    await expect(orders.select(raw("count(*) AS n -- all of them")).execute()).rejects.toThrow(/ends inside quotes or a comment/)
+    for (const [sql, row] of STANDARD_PLACEHOLDER_CASES) {
+      expect(await db.with({}, raw(sql, [PLACEHOLDER_VALUE])).execute(), sql).toEqual([row])
+    }
   })
 
   it("validates metric bounds", async () => {

@@ -4,9 +4,10 @@
  */
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createDb } from "../../examples/analytics/sql.js"
+import { createDb, raw } from "../../examples/analytics/sql.js"
 import { POSTGRES_ENDPOINTS, postgresDriver, postgresTarget } from "../../examples/postgres/postgres.js"
 import { type CrossCheck, itAnswersLikeDuckDb, prepareCrossCheck } from "./support/crossCheck.js"
+import { PLACEHOLDER_VALUE, STANDARD_PLACEHOLDER_CASES } from "./support/placeholderCases.js"
 import { findPostgresBin, type PostgresServer, startPostgres } from "../support/postgresServer.js"
 
 const ROWS = 20_000
@@ -58,6 +59,13 @@ describe.skipIf(skipReason !== undefined)("the demo API over Postgres", () => {
     expect(sent).toEqual([`SELECT * FROM "orders" WHERE "tenant_id" = $1 AND "region" IN ($2, $3)`])
     const [{ n }] = (await pool.query("SELECT count(*)::int AS n FROM orders")).rows
     expect(n).toBe(ROWS)
+  })
+
+  it("renders $n only for the placeholders outside quotes and comments, as Postgres reads them", async () => {
+    const db = createDb(postgresDriver(pool))
+    for (const [sql, row] of STANDARD_PLACEHOLDER_CASES) {
+      expect(await db.with({}, raw(sql, [PLACEHOLDER_VALUE])).execute(), sql).toEqual([row])
+    }
   })
 
   itAnswersLikeDuckDb(POSTGRES_ENDPOINTS, () => check)

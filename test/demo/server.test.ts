@@ -11,6 +11,7 @@ import { createDemoDatabase, type DemoDatabase } from "../../examples/analytics/
 import { ADMIN_KEY, TENANT_KEYS } from "./support/crossCheck.js"
 import { type DemoProcess, startDemo } from "./support/demoProcess.js"
 import { callApi, type CallOptions } from "./support/http.js"
+import { parseExposition, valueOf } from "../support/prometheus.js"
 import { METRIC_CASES, RANGE, type SqlQuery, sqlOn } from "./support/references.js"
 
 const ROWS = 60_000
@@ -39,6 +40,7 @@ describe("start-up", () => {
     expect(output).toMatch(/^\[demo\] orders: 60,000 rows \(\d+\.\ds\)$/m)
     expect(output).toContain(`API reference  ${demo.baseUrl}/docs`)
     expect(output).toContain(`OpenAPI        ${demo.baseUrl}/openapi.json`)
+    expect(output).toContain(`Metrics        ${demo.baseUrl}/metrics (Prometheus, admin key)`)
     for (const key of Object.keys(DEMO_API_KEYS)) {
       expect(output).toContain(key)
       expect(output).toMatch(new RegExp(`^  curl -s .*-H 'x-api-key: ${key}' '${demo.baseUrl}/\\w+`, "m"))
@@ -232,6 +234,40 @@ describe("HTTP behaviour", () => {
     const answer = await call("revenueByPlanet", { key: TENANT_KEYS.acme })
     expect(answer.status).toBe(404)
     expect(answer.json).toMatchObject({ error: { type: "NOT_FOUND" } })
+  })
+})
+
+describe("result cache", () => {
+  it("answers a repeated request from the server's cache, never another tenant's, and logs it", async () => {
+    const input = { from: "2025-02-03", to: "2025-02-27" }
+    const first = await call("funnel", { key: TENANT_KEYS.acme, input })
+    const again = await call("funnel", { key: TENANT_KEYS.acme, input })
+    const other = await call("funnel", { key: TENANT_KEYS.globex, input })
+    expect([first, again, other].map((answer) => answer.headers.get("x-cache"))).toEqual(["MISS", "HIT", "MISS"])
+    expect(again.text).toBe(first.text)
+    expect(other.text).not.toBe(first.text)
+    expect(demo.output()).toMatch(/^✓ GET \/api\/analytics\/funnel → 200 \(\d+ms, cache hit\)$/m)
+  })
+})
+
+describe("metrics", () => {
+  const requests = async (status: string) => {
+    const scrape = await call("metrics", { key: ADMIN_KEY })
+    expect(scrape.status).toBe(200)
+    return valueOf(parseExposition(scrape.text), "queryserve_requests_total", { endpoint: "funnel", method: "GET", status }) ?? 0
+  }
+
+  it("only the admin key scrapes: request counts span every tenant", async () => {
+    expect((await call("metrics")).status).toBe(401)
+    for (const key of Object.values(TENANT_KEYS)) expect((await call("metrics", { key })).status).toBe(403)
+  })
+
+  it("counts the requests sent, by status", async () => {
+    const [ok, invalid] = [await requests("200"), await requests("400")]
+    for (const key of Object.values(TENANT_KEYS)) expect((await call("funnel", { key, input: RANGE })).status).toBe(200)
+    expect((await call("funnel", { key: TENANT_KEYS.acme, input: { from: "2025-13-01", to: "2025-03-31" } })).status).toBe(400)
+    expect(await requests("200")).toBe(ok + 2)
+    expect(await requests("400")).toBe(invalid + 1)
   })
 })
 

@@ -115,7 +115,9 @@ describe("formatQueryEvent / formatQueryEventJSON", () => {
       message: fc.string({ unit: "binary", maxLength: 40 }),
       durationMs: fc.oneof(fc.double({ min: 0, max: 1e7, noNaN: true }), fc.constantFrom(0, 0.004, 0.005, 0.1, 1.1, 12.34, 99.999)),
       responseStatus: fc.integer({ min: 100, max: 599 }),
-      failed: fc.boolean()
+      failed: fc.boolean(),
+      cacheHit: fc.constantFrom(true, false, undefined),
+      transport: fc.constantFrom("http" as const, "mcp" as const, undefined)
     })
   ], { numRuns: 500 })("formatQueryEventJSON writes what JSON.stringify writes", (e) => {
     const event: ServeQueryEvent = {
@@ -127,7 +129,9 @@ describe("formatQueryEvent / formatQueryEventJSON", () => {
       durationMs: e.durationMs,
       endTime: START.getTime() + e.durationMs,
       responseStatus: e.responseStatus,
-      error: e.failed ? new Error(e.message) : undefined
+      error: e.failed ? new Error(e.message) : undefined,
+      cacheHit: e.cacheHit,
+      transport: e.transport
     }
     expect(formatQueryEventJSON(event)).toBe(JSON.stringify({
       level: e.failed ? "error" : "info",
@@ -136,7 +140,9 @@ describe("formatQueryEvent / formatQueryEventJSON", () => {
       endpoint: e.endpointKey,
       status: e.responseStatus,
       durationMs: Math.round(e.durationMs * 100) / 100,
+      cacheHit: e.cacheHit,
       timestamp: new Date(Math.floor(START.getTime() + e.durationMs)).toISOString(),
+      transport: e.transport === "mcp" ? "mcp" : undefined,
       error: e.failed ? e.message : undefined
     }))
   })

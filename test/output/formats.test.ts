@@ -65,6 +65,21 @@ describe("CSV and NDJSON output over a real server", () => {
     expect(unknown.headers.get("content-type")).toBe("application/json; charset=utf-8")
   })
 
+  it("matches media types case-insensitively, in Accept and in the Content-Type of a body", async () => {
+    const csv = await get("rows", { accept: "TEXT/CSV" })
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8; header=present")
+    expect(await csv.text()).toBe(expectedCsv)
+    const ndjson = await get("rows", { accept: "Application/JSON;Q=0.5, Application/X-NDJSON" })
+    expect(ndjson.headers.get("content-type")).toBe("application/x-ndjson")
+    const report = (contentType: string, body: string) =>
+      fetch(`${server.url}/api/analytics/report`, { method: "POST", headers: { accept: "Text/Csv", "content-type": contentType }, body })
+    for (const [contentType, body] of [["APPLICATION/JSON; Charset=UTF-8", "{}"], ["Application/X-WWW-Form-Urlencoded", "a=1"]] as const) {
+      const answer = await report(contentType, body)
+      expect(answer.status).toBe(200)
+      expect(await answer.text()).toBe(expectedCsv)
+    }
+  })
+
   it("answers 406 VALIDATION_ERROR for a result that is not an array of flat rows", async () => {
     for (const [path, reason] of [
       ["nested.csv", 'column "breakdown" holds nested data'],

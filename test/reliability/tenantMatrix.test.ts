@@ -1,3 +1,4 @@
 import { tenantMatrixSuite } from "./support/tenantMatrix.js"
 
-tenantMatrixSuite({ rounds: 20 })
+tenantMatrixSuite({ rounds: 20, generatedCases: 1_000 })
+tenantMatrixSuite({ rounds: 20, resultCache: true })

@@ -9,7 +9,16 @@ export interface RedisServer {
   kill(): Promise<void>
   /** Starts a fresh server on the same port after `kill`. */
   restart(): Promise<void>
+  /** Stops the process (SIGSTOP): connections stay open, commands are accepted and never answered. */
+  pause(): void
+  /** Lets a paused server go on (SIGCONT); it then answers what it accepted meanwhile. */
+  resume(): void
   stop(): Promise<void>
+}
+
+export interface RedisServerOptions {
+  /** `requirepass`: clients must authenticate with this password. */
+  readonly password?: string
 }
 
 /**
@@ -25,11 +34,14 @@ export const redisUnavailable = (): string | undefined => {
   return reason
 }
 
-const launch = (port: number): Promise<ChildProcess> =>
+const launch = (port: number, options: RedisServerOptions): Promise<ChildProcess> =>
   new Promise((resolve, reject) => {
     const child = spawn(
       "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no"],
+      [
+        "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no",
+        ...(options.password === undefined ? [] : ["--requirepass", options.password])
+      ],
       { stdio: ["ignore", "pipe", "pipe"] }
     )
     let output = ""
@@ -57,16 +69,22 @@ const exited = (child: ChildProcess, signal: NodeJS.Signals): Promise<void> =>
     child.kill(signal)
   })
 
-export const startRedis = async (): Promise<RedisServer> => {
+export const startRedis = async (options: RedisServerOptions = {}): Promise<RedisServer> => {
   const port = await freePort()
-  let child = await launch(port)
+  let child = await launch(port, options)
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
     kill: () => exited(child, "SIGKILL"),
     restart: async () => {
-      child = await launch(port)
+      child = await launch(port, options)
     },
-    stop: () => exited(child, "SIGTERM")
+    pause: () => void child.kill("SIGSTOP"),
+    resume: () => void child.kill("SIGCONT"),
+    // A paused server would hold SIGTERM pending: it is let go first.
+    stop: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGCONT")
+      return exited(child, "SIGTERM")
+    }
   }
 }

@@ -13,8 +13,8 @@ export interface ServerProcess {
   kill(): void
 }
 
-export const startServerProcess = async (script: string): Promise<ServerProcess> => {
-  const child = spawn(process.execPath, ["--import", "tsx", script], { stdio: ["ignore", "pipe", "inherit"] })
+export const startServerProcess = async (script: string, args: ReadonlyArray<string> = []): Promise<ServerProcess> => {
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { stdio: ["ignore", "pipe", "inherit"] })
   const lines: Array<string> = []
   const waiters = new Set<() => void>()
   let buffered = ""

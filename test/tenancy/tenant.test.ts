@@ -81,6 +81,7 @@ describe("tenant isolation", () => {
 
   const tenantOfCaller = (auth: ServeAuthContext | null) => auth?.tenantId
   const autoInject: TenantConfig = { extract: tenantOfCaller, mode: "auto-inject" }
+  const isAdmin = (auth: ServeAuthContext | null) => auth?.roles?.includes("admin") === true
 
   const makeApi = () => {
     const db = { table: (name: string) => new TableQuery(connection, name), dialect: () => "duckdb" }
@@ -114,7 +115,7 @@ describe("tenant isolation", () => {
         },
         allOrders: {
           requiredRoles: ["admin"],
-          tenant: { extract: tenantOfCaller, mode: "auto-inject", required: false },
+          tenant: { required: false, allowUnscoped: isAdmin },
           query: ({ ctx }: { ctx: Ctx }) => ctx.db.table("orders").execute()
         },
         regions: {
@@ -181,7 +182,7 @@ describe("tenant isolation", () => {
     expect((await makeApi().handler(get("orders", undefined))).status).toBe(401)
   })
 
-  it("required: false lets a caller without a tenant through unfiltered; a tenant caller stays filtered", async () => {
+  it("required: false with allowUnscoped lets that caller without a tenant through unfiltered; a tenant caller stays filtered", async () => {
     const api = makeApi()
     expect(JSON.parse((await api.handler(get("allOrders", "key-admin"))).body!)).toHaveLength(ORDERS.length)
     const callerWithTenantAndRole = defineServe({
@@ -190,7 +191,7 @@ describe("tenant isolation", () => {
       queries: {
         allOrders: {
           requiredRoles: ["admin"],
-          tenant: { extract: tenantOfCaller, mode: "auto-inject", required: false },
+          tenant: { extract: tenantOfCaller, mode: "auto-inject", required: false, allowUnscoped: isAdmin },
           query: ({ ctx }: { ctx: { db: { table(name: string): TableQuery } } }) => ctx.db.table("orders").execute()
         }
       }

@@ -76,17 +76,37 @@ describe("CORS", () => {
     expect((await call(makeApi({ origin: "*" }), "ping", { origin: OTHER })).headers["access-control-allow-origin"]).toBe("*")
   })
 
-  it("with credentials reflects the origin and never sends `*`, even when every origin is allowed", async () => {
-    for (const options of [{ credentials: true }, { origin: "*", credentials: true }, { origin: APP, credentials: true }] as const) {
-      const response = await call(makeApi(options), "ping", { origin: APP })
-      expect(response.headers).toMatchObject({
-        "access-control-allow-origin": APP,
-        "access-control-allow-credentials": "true",
-        vary: "Origin"
-      })
-    }
+  it("with credentials reflects an allowed origin and never sends `*`", async () => {
+    const response = await call(makeApi({ origin: APP, credentials: true }), "ping", { origin: APP })
+    expect(response.headers).toMatchObject({
+      "access-control-allow-origin": APP,
+      "access-control-allow-credentials": "true",
+      vary: "Origin"
+    })
     const refused = await call(makeApi({ origin: APP, credentials: true }), "ping", { origin: OTHER })
     expect(refused.headers["access-control-allow-credentials"]).toBeUndefined()
+  })
+
+  // Regression: `credentials: true` without `origin` reflected any Origin, "null" included, with credentials.
+  it("refuses at defineServe credentials: true without an explicit origin, or with '*' alone or in a list", () => {
+    for (const options of [{ credentials: true }, { origin: "*", credentials: true }, { origin: [APP, "*"], credentials: true }]) {
+      expect(() => makeApi(options)).toThrow(/credentials: true .*Set cors\.origin to the sites that may call/)
+    }
+    expect(() => makeApi({ origin: "*" })).not.toThrow()
+  })
+
+  it("with credentials and a fixed origin, a foreign or `null` Origin gets no CORS grant on any path or preflight", async () => {
+    const api = makeApi({ origin: APP, credentials: true })
+    for (const origin of ["null", OTHER]) {
+      for (const path of ["ping", "secret", "missing", "limited"]) {
+        const response = await call(api, path, { origin })
+        expect(response.headers["access-control-allow-origin"]).toBeUndefined()
+        expect(response.headers["access-control-allow-credentials"]).toBeUndefined()
+      }
+      const refusedPreflight = await preflight(api, origin)
+      expect(refusedPreflight.headers["access-control-allow-origin"]).toBeUndefined()
+      expect(refusedPreflight.headers["access-control-allow-credentials"]).toBeUndefined()
+    }
   })
 
   it("honours methods, allowedHeaders and maxAge in preflights", async () => {

@@ -12,6 +12,7 @@ import {
 } from "queryserve"
 import { createClient } from "redis"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import { eventually } from "../support/eventually.js"
 import { type RedisServer, redisUnavailable, startRedis } from "../support/redisServer.js"
 
 const skipReason = redisUnavailable()
@@ -39,19 +40,6 @@ const incrementFromProcesses = async (url: string, key: string, processes: numbe
     return texts.flatMap((text) => JSON.parse(text.slice("ready\n".length)) as Array<number>)
   } finally {
     for (const child of children) child.kill("SIGKILL")
-  }
-}
-
-/** Retries `attempt` until it succeeds or `timeoutMs` passes. */
-const eventually = async <A>(attempt: () => Promise<A>, timeoutMs = 10_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    try {
-      return await attempt()
-    } catch (error) {
-      if (Date.now() > deadline) throw error
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
   }
 }
 

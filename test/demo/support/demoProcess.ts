@@ -20,10 +20,11 @@ export interface DemoProcess {
   stop(signal: NodeJS.Signals): Promise<number | null>
 }
 
-export const startDemo = (rows: number, timeoutMs = 60_000): Promise<DemoProcess> => {
+/** Starts the demo with `rows` order rows; `env` adds to the environment (DEMO_ENGINE). */
+export const startDemo = (rows: number, timeoutMs = 60_000, env: Readonly<Record<string, string>> = {}): Promise<DemoProcess> => {
   const child = spawn(process.execPath, ["--import", "tsx", "examples/analytics/main.ts"], {
     cwd: ROOT,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DEMO_ROWS: String(rows) },
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DEMO_ROWS: String(rows), ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""

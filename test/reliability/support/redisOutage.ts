@@ -7,6 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RedisServer, redisUnavailable, startRedis } from "../../support/redisServer.js"
+import { expiredWhileHealthy, type Hit, isWrong, sleep, startLoad, untilCounting } from "./limiterHits.js"
+import { type RedisStallSize, stallUnderLoad } from "./redisStall.js"
 import { figure } from "./report.js"
 import { startTarget, type Target } from "./target.js"
 
@@ -15,116 +17,78 @@ export interface RedisOutageSize {
   readonly outages: number
   /** How long each outage lasts, ms. */
   readonly outageMs: number
+  /** SIGSTOP/SIGCONT cycles (see redisStall.ts), run before the outages on the same servers. */
+  readonly stall: RedisStallSize
 }
 
-/** Concurrent request loops during the whole run. */
-const LOOPS = 20
 /** How long after the restart both limiters must count again: the client's reconnect backoff is at most 2 s. */
 const RECOVERY_LIMIT_MS = 10_000
 
-/** Hits are judged by the phase they were sent in; during a transition anything but another status is fine. */
-type Phase = "healthy" | "outage" | "transition"
-
-interface Hit {
-  readonly phase: Phase
-  readonly failOpen: boolean
-  /** The HTTP status, or the fetch error. */
-  readonly status: number | string
-  readonly counted: boolean
-  readonly type: string | undefined
-}
-
-const hit = async (port: number, failOpen: boolean, phase: () => Phase): Promise<Hit> => {
-  const during = phase()
-  const endpoint = failOpen ? "limitedFailOpen" : "limitedFailClosed"
-  try {
-    const response = await fetch(`http://127.0.0.1:${port}/api/analytics/${endpoint}`)
-    const body = (await response.json()) as { error?: { type?: string } }
-    return { phase: during, failOpen, status: response.status, counted: response.headers.has("x-ratelimit-limit"), type: body.error?.type }
-  } catch (error) {
-    return { phase: during, failOpen, status: String(error), counted: false, type: undefined }
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** Resolves with how long it took until both limiters count again. */
-const untilCounting = async (port: number, started: number): Promise<number> => {
-  for (;;) {
-    const [open, closed] = await Promise.all([hit(port, true, () => "transition"), hit(port, false, () => "transition")])
-    if (open.counted && closed.counted) return performance.now() - started
-    if (performance.now() - started > RECOVERY_LIMIT_MS) throw new Error(`the limiters did not recover within ${RECOVERY_LIMIT_MS} ms`)
-    await sleep(50)
-  }
-}
-
-export const redisOutageSuite = ({ outages, outageMs }: RedisOutageSize): void => {
+export const redisOutageSuite = ({ outages, outageMs, stall }: RedisOutageSize): void => {
   const skip = redisUnavailable()
-  describe.skipIf(skip !== undefined)(`Redis killed and restarted under load, ${outages} outages of ${outageMs} ms`, () => {
+  describe.skipIf(skip !== undefined)(`Redis stalled, then killed and restarted, under load: ${stall.stalls} stalls of ${stall.stallMs} ms, ${outages} outages of ${outageMs} ms`, () => {
     let redis: RedisServer
     let target: Target
     beforeAll(async () => {
       redis = await startRedis()
-      target = await startTarget({ rows: 1_000, redisUrl: redis.url })
+      // The fault API's 400 ms request timeout serves its hanging endpoints; here a loaded machine can make Node's
+      // own receive timeout (the same value) answer 408 to a kept-alive request, which says nothing about Redis.
+      target = await startTarget({ rows: 1_000, redisUrl: redis.url, faultRequestTimeout: 5_000 })
     })
     afterAll(async () => {
       await target?.stop()
       await redis?.stop()
     })
 
+    it("answers within the store deadline while Redis is stopped (SIGSTOP), fail-open and fail-closed as configured", () =>
+      stallUnderLoad(redis, target, stall))
+
     it("fails open and closed as configured during the outage, never crashes, and counts again after the restart", async () => {
       const port = target.ports().faults
-      let phase: Phase = "transition"
-      let loading = true
-      const hits: Array<Hit> = []
-      const loop = async (index: number) => {
-        while (loading) hits.push(await hit(port, index % 2 === 0, () => phase))
-      }
-      const loops = Array.from({ length: LOOPS }, (_, index) => loop(index))
+      // Only this test's log lines count (the stall test ran on the same server before).
+      const logStart = target.stderr().length
+      await untilCounting(port, RECOVERY_LIMIT_MS)
+      const load = startLoad(port)
+      load.phase = "healthy"
       const recoveries: Array<number> = []
+      let hits: ReadonlyArray<Hit>
       try {
-        await untilCounting(port, performance.now())
-        phase = "healthy"
         for (let outage = 0; outage < outages; outage++) {
           await sleep(500)
-          phase = "transition"
-          // Requests in flight finish before the kill; commands sent just before it wait out their timeout.
+          load.phase = "transition"
+          // Requests in flight finish before the kill; commands sent just before it wait out their deadline.
           await sleep(100)
           await redis.kill()
           await sleep(600)
-          phase = "outage"
+          load.phase = "failing"
           await sleep(outageMs)
-          phase = "transition"
-          const restarted = performance.now()
+          load.phase = "transition"
           await redis.restart()
-          recoveries.push(await untilCounting(port, restarted))
-          phase = "healthy"
+          recoveries.push(await untilCounting(port, RECOVERY_LIMIT_MS))
+          load.phase = "healthy"
         }
         await sleep(500)
       } finally {
-        loading = false
-        await Promise.all(loops)
+        hits = await load.stop()
       }
 
-      const count = (predicate: (hit: Hit) => boolean) => hits.filter(predicate).length
-      const during = (phase: Phase, failOpen: boolean) => hits.filter((hit) => hit.phase === phase && hit.failOpen === failOpen)
-      const badOpen = during("outage", true).filter((hit) => hit.status !== 200 || hit.counted)
-      const badClosed = during("outage", false).filter((hit) => hit.status !== 503 || hit.type !== "SERVICE_UNAVAILABLE")
-      const badHealthy = hits.filter((hit) => hit.phase === "healthy" && (hit.status !== 200 || !hit.counted))
-      const otherStatuses = count((hit) => hit.status !== 200 && hit.status !== 503)
-      const logLines = target.stderr().split("\n").filter((line) => line.startsWith("[queryserve] rate-limit store failed")).length
+      const during = (failOpen: boolean) => hits.filter((h) => h.phase === "failing" && h.failOpen === failOpen)
+      const wrong = hits.filter(isWrong)
+      const otherStatuses = hits.filter((h) => h.status !== 200 && h.status !== 503).length
+      const logLines = target.stderr().slice(logStart).split("\n").filter((line) => line.startsWith("[queryserve] rate-limit store failed")).length
       figure(
-        `redis: ${hits.length} requests over ${outages} outages of ${outageMs} ms; during them fail-open 200×${count((h) => h.phase === "outage" && h.failOpen)} ` +
-          `(no rate-limit headers), fail-closed 503×${count((h) => h.phase === "outage" && !h.failOpen)}; counting again ` +
+        `redis: ${hits.length} requests over ${outages} outages of ${outageMs} ms; during them fail-open 200×${during(true).length} ` +
+          `(no rate-limit headers), fail-closed 503×${during(false).length}; counting again ` +
           `${recoveries.map((ms) => Math.round(ms)).join("/")} ms after each restart; ${otherStatuses} other statuses, ` +
-          `${badOpen.length + badClosed.length + badHealthy.length} wrong answers, ${logLines} store-failure log lines, ${target.crashes} crashes`
+          `${wrong.length} wrong answers, ${logLines} store-failure log lines, ${target.crashes} crashes; ` +
+          `${expiredWhileHealthy(hits)} requests with Redis up passed the store deadline on the loaded machine`
       )
-      expect(during("outage", true).length).toBeGreaterThan(0)
-      expect(during("outage", false).length).toBeGreaterThan(0)
-      expect([badOpen.slice(0, 3), badClosed.slice(0, 3), badHealthy.slice(0, 3)]).toEqual([[], [], []])
+      expect(during(true).length).toBeGreaterThan(0)
+      expect(during(false).length).toBeGreaterThan(0)
+      expect(wrong.slice(0, 3)).toEqual([])
       expect([otherStatuses, target.crashes]).toEqual([0, 0])
-      // Logged once per outage and limiter, not once per request.
-      expect(logLines).toBeLessThanOrEqual(2 * outages)
+      // Logged once per outage and limiter (plus once per stretch of deadlines a loaded machine let pass), not once per request.
+      expect(logLines).toBeLessThanOrEqual(2 * outages + expiredWhileHealthy(hits))
     })
   })
 }

@@ -19,6 +19,7 @@ export const DEFAULT_TARGET: TargetConfig = {
 export interface Ports {
   readonly demo: number
   readonly faults: number
+  readonly shapes: number
 }
 
 export interface Memory {

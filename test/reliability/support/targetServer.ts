@@ -1,11 +1,13 @@
 /**
  * The server under test, in its own process (`fork` with `--import tsx`), so that a crash is seen
- * as a crash. It serves two APIs from one process:
+ * as a crash. It serves three APIs from one process:
  * - demo: the analytics demo (DuckDB, API keys, auto-injected tenant filter, Effect Schema inputs)
- *   plus a JWT strategy, a global rate limit and POST routes with JSON bodies;
+ *   plus a JWT strategy, a global rate limit, a key-guessing limit and POST routes with JSON bodies;
  * - faults: handlers that hang, throw after answering, leak a rejected promise, or fail with
- *   secrets in their error, and two Redis-backed rate limits (fail open, fail closed).
- * Configuration comes as JSON in argv[2] (TargetConfig). Prints `ready {"demo":port,"faults":port}`;
+ *   secrets in their error, and two Redis-backed rate limits (fail open, fail closed);
+ * - shapes: the demo's endpoints over every shape of table source (shapeVariants.ts).
+ * The demo's database is DuckDB, or chDB (ClickHouse in the process) with `engine: "clickhouse"`.
+ * Configuration comes as JSON in argv[2] (TargetConfig). Prints `ready {"demo":port,"faults":port,"shapes":port}`;
  * answers the IPC message "memory" with its memory use after a full GC.
  */
 import { appendFileSync } from "node:fs"
@@ -18,20 +20,31 @@ import {
   RateLimitStore,
   redisRateLimitStoreLayer,
   type RateLimitStoreService,
-  type ServeContext
+  type ServeContext,
+  startNodeServer
 } from "queryserve"
 import { createAnalyticsApi } from "../../../examples/analytics/api.js"
 import { createDemoDatabase } from "../../../examples/analytics/dataset.js"
 import { ConnectionPool, duckDbDriver } from "../../../examples/analytics/duckdb.js"
-import { createDb } from "../../../examples/analytics/sql.js"
-import { API_KEYS, JWT_SECRET, type TargetConfig } from "./targetConfig.js"
+import { createDb, type Db } from "../../../examples/analytics/sql.js"
+import { clickHouseDriver } from "../../../examples/clickhouse/clickhouse.js"
+import { openDemoOnChdb } from "../../../examples/clickhouse/embeddedDemo.js"
+import { shapeVariantsHandler } from "./shapeVariants.js"
+import { API_KEYS, AUTH_FAILURE_LIMIT, JWT_SECRET, type TargetConfig } from "./targetConfig.js"
 
 const config = JSON.parse(process.argv[2] ?? "{}") as TargetConfig
 
-const demoDatabase = await createDemoDatabase({ rows: config.rows, log: () => {} })
-const pool = await ConnectionPool.open(demoDatabase.instance, 4)
+const demoDatabase = config.engine === "clickhouse" ? undefined : await createDemoDatabase({ rows: config.rows, log: () => {} })
+const db: Db = demoDatabase === undefined
+  ? createDb(clickHouseDriver((await openDemoOnChdb(config.rows, () => {})).executor))
+  : createDb(duckDbDriver(await ConnectionPool.open(demoDatabase.instance, 4)))
 
-const demo = createAnalyticsApi(createDb(duckDbDriver(pool)), { keys: API_KEYS, queryLogging: false })
+const demo = createAnalyticsApi(db, {
+  keys: API_KEYS,
+  queryLogging: false,
+  authFailureLimit: AUTH_FAILURE_LIMIT,
+  ...(config.resultCache === true && { resultCache: true })
+})
 demo.useAuth(jwtAuth({ secret: JWT_SECRET }))
 demo.use(
   rateLimit({
@@ -89,9 +102,10 @@ const serverOptions = {
   gracefulShutdownTimeout: 8_000,
   ...(config.handleUncaughtErrors === undefined ? {} : { handleUncaughtErrors: config.handleUncaughtErrors })
 }
-const [demoServer, faultServer] = await Promise.all([
+const [demoServer, faultServer, shapesServer] = await Promise.all([
   demo.start(serverOptions),
-  faults.start({ ...serverOptions, requestTimeout: config.faultRequestTimeout })
+  faults.start({ ...serverOptions, requestTimeout: config.faultRequestTimeout }),
+  startNodeServer(shapeVariantsHandler(db, API_KEYS, JWT_SECRET), serverOptions)
 ])
 
 const { admittedLog } = config
@@ -108,4 +122,4 @@ process.on("message", (message) => {
   const { rss, heapUsed } = process.memoryUsage()
   process.send?.({ rss, heapUsed })
 })
-process.stdout.write(`ready ${JSON.stringify({ demo: demoServer.port, faults: faultServer.port })}\n`)
+process.stdout.write(`ready ${JSON.stringify({ demo: demoServer.port, faults: faultServer.port, shapes: shapesServer.port })}\n`)

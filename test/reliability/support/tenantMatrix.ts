@@ -3,40 +3,39 @@
  * key, JWT, missing, invalid, forged, another tenant's key asking for this tenant, admin), over GET
  * and the POST routes, all of a round sent at once. Every row returned is checked against SQL
  * written straight against the tables, per tenant, on a database built here with the same
- * generator: a row that is not the caller's own counts as a cross-tenant row.
+ * generator: a row that is not the caller's own counts as a cross-tenant row. The same server's
+ * shape variants (tenantShapes.ts) run the endpoints over every shape of table source, malformed
+ * claims and unscoped access, and a generated property.
  */
-import { isDeepStrictEqual } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createDemoDatabase, type DemoDatabase } from "../../../examples/analytics/dataset.js"
-import { METRIC_CASES, type MetricCase, type Rows, sqlOn } from "../../demo/support/references.js"
+import { METRIC_CASES, type MetricCase, sqlOn } from "../../demo/support/references.js"
 import { figure } from "./report.js"
 import { DEFAULT_TARGET, startTarget, type Target } from "./target.js"
-import { ADMIN_KEY, TENANT_IDS, TENANT_KEYS, type TenantId } from "./targetConfig.js"
+import { ADMIN_KEY, AUTH_FAILURE_LIMIT, TENANT_IDS, TENANT_KEYS, type TenantId } from "./targetConfig.js"
+import { type Expected, type Probe, References, send, Verdicts } from "./tenantProbes.js"
+import { checkShapeMatrix, checkShapeProperty } from "./tenantShapes.js"
 import { signTokens, type Tokens } from "./tokens.js"
 
 export interface TenantMatrixSize {
   /** Times the whole matrix is sent, each round all at once. */
   readonly rounds: number
+  /**
+   * Also run the shape variants and this many generated property cases over claims, roles and
+   * table-source shapes. Default: neither.
+   */
+  readonly generatedCases?: number
+  /** The database the server under test reads: DuckDB (default) or chDB, ClickHouse in its process. */
+  readonly engine?: "duckdb" | "clickhouse"
+  /** Serve with the result cache on: the rounds after the first are answered from it. */
+  readonly resultCache?: boolean
 }
 
 /** Endpoints that also have a POST route (JSON body) on the server under test. */
 const POST_ENDPOINTS: ReadonlySet<string> = new Set(["revenueByRegion", "topProducts", "ordersExport", "tenantSummary"])
 
-type Expected =
-  | { readonly status: 200; readonly rowsOf: TenantId | "all" }
-  | { readonly status: 401 | 403; readonly reason: string }
-
-interface Probe {
-  readonly label: string
-  readonly caseName: string
-  readonly method: "GET" | "POST"
-  readonly path: string
-  readonly headers: Readonly<Record<string, string>>
-  readonly input: Readonly<Record<string, string | number>>
-  readonly expected: Expected
-}
-
 const ADMIN_ONLY = "tenantsOverview"
+const BASE_PATH = "/api/analytics"
 
 /** The answer each kind of caller must get from an endpoint. */
 const own = (tenant: TenantId, metric: MetricCase): Expected =>
@@ -74,7 +73,15 @@ const callers = (tenant: TenantId, other: TenantId, tokens: Tokens, metric: Metr
   { label: "admin JWT", headers: { authorization: `Bearer ${tokens.admin}` }, expected: admin(metric) }
 ]
 
-const probes = (tokens: Tokens): ReadonlyArray<Probe> =>
+/**
+ * Each probe comes from an address of its own (the demo trusts one proxy), so the key-guessing limit
+ * never sees `max` failures from one caller here; `guessing` below is where it does.
+ */
+const fromAddress = (round: number, index: number): Readonly<Record<string, string>> => ({
+  "x-forwarded-for": `10.${round % 256}.${Math.floor(index / 256) % 256}.${index % 256}`
+})
+
+const probes = (tokens: Tokens, round: number): ReadonlyArray<Probe> =>
   TENANT_IDS.flatMap((tenant, index) => {
     const other = TENANT_IDS[(index + 1) % TENANT_IDS.length]!
     return Object.entries(METRIC_CASES).flatMap(([caseName, metric]) =>
@@ -83,72 +90,48 @@ const probes = (tokens: Tokens): ReadonlyArray<Probe> =>
           label: caller.label,
           caseName,
           method,
-          path: metric.endpoint,
+          path: `${BASE_PATH}/${metric.endpoint}`,
           headers: caller.headers,
           input: { ...metric.input, ...caller.spoof },
           expected: caller.expected
         }))
       )
     )
-  })
+  }).map((probe, index) => ({ ...probe, headers: { ...probe.headers, ...fromAddress(round, index) } }))
 
-interface Outcome {
-  readonly status: number
-  readonly json: unknown
-}
-
-const send = async (baseUrl: string, probe: Probe): Promise<Outcome> => {
-  const query = new URLSearchParams(Object.entries(probe.input).map(([key, value]) => [key, String(value)]))
-  const response = probe.method === "GET"
-    ? await fetch(`${baseUrl}/${probe.path}?${query}`, { headers: probe.headers })
-    : await fetch(`${baseUrl}/${probe.path}`, {
-      method: "POST",
-      headers: { ...probe.headers, "content-type": "application/json" },
-      body: JSON.stringify(probe.input)
+/** `max` wrong keys from one address, then that address's good key: 429 before any strategy; another address is served. */
+const guessing = (origin: string, tenant: TenantId): Promise<ReadonlyArray<number>> => {
+  const from = (address: string, key: string) =>
+    fetch(`${origin}${BASE_PATH}/tenantSummary`, { headers: { "x-api-key": key, "x-forwarded-for": address } }).then(async (response) => {
+      await response.arrayBuffer()
+      return response.status
     })
-  return { status: response.status, json: await response.json() }
+  const guesser = `192.0.2.${TENANT_IDS.indexOf(tenant) + 1}`
+  return (async () => {
+    const statuses: Array<number> = []
+    for (let i = 0; i < AUTH_FAILURE_LIMIT.max; i++) statuses.push(await from(guesser, `guess-${i}`))
+    statuses.push(await from(guesser, TENANT_KEYS[tenant]), await from("198.51.100.200", TENANT_KEYS[tenant]))
+    return statuses
+  })()
 }
 
-/** A row as text that does not depend on the order of its columns. */
-const rowKey = (row: unknown): string =>
-  JSON.stringify(typeof row === "object" && row !== null ? Object.entries(row).sort(([a], [b]) => a.localeCompare(b)) : row)
-
-/** Rows of `answer` that are not among `expected` (as a multiset): rows that belong to someone else. */
-const foreignRows = (answer: ReadonlyArray<unknown>, expected: Rows): number => {
-  const remaining = new Map<string, number>()
-  for (const row of expected) remaining.set(rowKey(row), (remaining.get(rowKey(row)) ?? 0) + 1)
-  let foreign = 0
-  for (const row of answer) {
-    const key = rowKey(row)
-    const left = remaining.get(key) ?? 0
-    if (left === 0) foreign++
-    else remaining.set(key, left - 1)
-  }
-  return foreign
-}
-
-export const tenantMatrixSuite = ({ rounds }: TenantMatrixSize): void => {
-  describe(`tenant matrix, ${rounds} rounds`, () => {
+export const tenantMatrixSuite = ({ rounds, generatedCases, engine = "duckdb", resultCache = false }: TenantMatrixSize): void => {
+  const onEngine = engine === "clickhouse" ? " on ClickHouse" : ""
+  const withShapes = generatedCases === undefined ? "" : `, shape variants, ${generatedCases} generated cases`
+  describe(`tenant matrix${onEngine}, ${rounds} rounds${withShapes}${resultCache ? ", result cache on" : ""}`, () => {
     let target: Target
     let reference: DemoDatabase
     let tokens: Tokens
-    /** Reference rows per metric case and tenant ("all" for the admin overview). */
-    const expectedRows = new Map<string, Rows>()
-    let baseUrl: string
+    let references: References
+    const origin = (port: "demo" | "shapes") => `http://127.0.0.1:${target.ports()[port]}`
 
     beforeAll(async () => {
       ;[target, reference, tokens] = await Promise.all([
-        startTarget(),
+        startTarget({ engine, ...(resultCache && { resultCache }) }),
         createDemoDatabase({ rows: DEFAULT_TARGET.rows, log: () => {} }),
         signTokens()
       ])
-      baseUrl = `http://127.0.0.1:${target.ports().demo}/api/analytics`
-      const query = sqlOn(reference.connection)
-      for (const [caseName, metric] of Object.entries(METRIC_CASES)) {
-        for (const tenant of [...TENANT_IDS, "all"] as const) {
-          expectedRows.set(`${caseName}/${tenant}`, await metric.reference(query, tenant === "all" ? null : tenant))
-        }
-      }
+      references = new References(sqlOn(reference.connection))
     })
     afterAll(async () => {
       await target?.stop()
@@ -156,48 +139,49 @@ export const tenantMatrixSuite = ({ rounds }: TenantMatrixSize): void => {
     })
 
     it("covers every endpoint the demo serves", async () => {
-      const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as { paths: Record<string, unknown> }
-      const served = Object.keys(document.paths).map((path) => path.slice("/api/analytics/".length))
+      const document = (await (await fetch(`${origin("demo")}${BASE_PATH}/openapi.json`)).json()) as { paths: Record<string, unknown> }
+      const served = Object.keys(document.paths).map((path) => path.slice(`${BASE_PATH}/`.length))
       const covered = Object.values(METRIC_CASES).map((metric) => metric.endpoint)
       expect(new Set(covered)).toEqual(new Set(served))
     })
 
     it("0 cross-tenant rows: each caller gets its own tenant's rows, the admin every tenant's, the rest 401/403", async () => {
-      const matrix = probes(tokens)
-      let rowsChecked = 0
-      let crossTenantRows = 0
-      const unexpected: Array<string> = []
+      const verdicts = new Verdicts()
+      let sent = 0
+      let cacheHits = 0
       for (let round = 0; round < rounds; round++) {
-        const outcomes = await Promise.all(matrix.map((probe) => send(baseUrl, probe)))
-        matrix.forEach((probe, i) => {
-          const outcome = outcomes[i]!
-          const describeProbe = `${probe.method} ${probe.caseName} as ${probe.label} of ${JSON.stringify(probe.headers).slice(0, 60)}`
-          if (probe.expected.status !== 200) {
-            const reason = (outcome.json as { error?: { details?: { reason?: unknown } } }).error?.details?.reason
-            if (outcome.status !== probe.expected.status || reason !== probe.expected.reason) {
-              unexpected.push(`${describeProbe}: ${outcome.status} ${JSON.stringify(outcome.json).slice(0, 200)}`)
-            }
-            return
-          }
-          const expected = expectedRows.get(`${probe.caseName}/${probe.expected.rowsOf}`)!
-          const rows = Array.isArray(outcome.json) ? outcome.json : []
-          rowsChecked += rows.length
-          crossTenantRows += foreignRows(rows, expected)
-          if (outcome.status !== 200 || !isDeepStrictEqual(outcome.json, expected)) {
-            unexpected.push(`${describeProbe}: ${outcome.status}, ${rows.length} rows instead of ${expected.length}`)
-          }
-        })
+        const matrix = probes(tokens, round)
+        const outcomes = await Promise.all(matrix.map((probe) => send(origin("demo"), probe)))
+        for (const [i, probe] of matrix.entries()) await verdicts.judge(references, probe, outcomes[i]!)
+        cacheHits += outcomes.filter((outcome) => outcome.cacheHit).length
+        sent += matrix.length
       }
+      const matrix = probes(tokens, 0)
       const endpoints = new Set(Object.values(METRIC_CASES).map((metric) => metric.endpoint)).size
       const authPaths = new Set(matrix.map((probe) => probe.label)).size
+      const guesses = await Promise.all(TENANT_IDS.map((tenant) => guessing(origin("demo"), tenant)))
+      const guessed = [...Array(AUTH_FAILURE_LIMIT.max).fill(401), 429, 200]
       figure(
-        `tenants: ${TENANT_IDS.length} tenants × ${endpoints} endpoints × ${authPaths} auth paths (GET and POST) × ${rounds} rounds = ` +
-          `${matrix.length * rounds} requests, ${rowsChecked} rows checked against SQL, ${crossTenantRows} cross-tenant rows, ` +
-          `${unexpected.length} unexpected answers`
+        `tenants${onEngine}: ${TENANT_IDS.length} tenants × ${endpoints} endpoints × ${authPaths} auth paths (GET and POST) × ${rounds} rounds = ` +
+          `${sent} requests, ${verdicts.rowsChecked} rows checked against SQL, ${verdicts.crossTenantRows} cross-tenant rows, ` +
+          `${verdicts.unexpected.length} unexpected answers; key guessing from one address: ${guesses[0]!.join(" ")}` +
+          (resultCache ? `; result cache on: ${cacheHits} answers from the cache` : "")
       )
-      expect(unexpected.slice(0, 5)).toEqual([])
-      expect(crossTenantRows).toBe(0)
-      expect(rowsChecked).toBeGreaterThan(0)
+      expect(verdicts.unexpected.slice(0, 5)).toEqual([])
+      expect(verdicts.crossTenantRows).toBe(0)
+      expect(verdicts.rowsChecked).toBeGreaterThan(0)
+      // With the cache on, the checks above covered answers that came from it.
+      if (resultCache) expect(cacheHits).toBeGreaterThan(0)
+      else expect(cacheHits).toBe(0)
+      expect(guesses).toEqual(TENANT_IDS.map(() => guessed))
     })
+
+    if (generatedCases === undefined) return
+
+    it("over every shape of table source, malformed claims and unscoped access: 0 cross-tenant rows, refusals where unfilterable", () =>
+      checkShapeMatrix(origin("shapes"), references, rounds))
+
+    it(`a generated property over claims, roles and shapes (${generatedCases} cases): no answer holds another tenant's row`, () =>
+      checkShapeProperty(origin("shapes"), references, generatedCases))
   })
 }

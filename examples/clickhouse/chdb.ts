@@ -1,0 +1,109 @@
+/**
+ * chDB: the ClickHouse engine as a library, in this process. It runs the SQL and `{name:Type}`
+ * parameters the ClickHouse driver renders for a server, so definitions developed against it
+ * deploy unchanged against a ClickHouse server.
+ *
+ * chDB is about 540 MB and not a dependency of this package. It is loaded from the project's
+ * node_modules (`npm install chdb`) or else from `.cache/test-binaries` (`npm run test:binaries`).
+ */
+import { createRequire } from "node:module"
+import type { ParquetTarget } from "../analytics/copyDataset.js"
+import type { Row, SqlValue } from "../analytics/sql.js"
+import { type ClickHouseExecutor, createTableSql, JSON_SETTINGS } from "./clickhouse.js"
+
+/** The part of chDB's API used here (chdb 3.x). */
+interface ChdbResult {
+  text(): string
+}
+
+interface ChdbSession {
+  queryAsync(sql: string, options?: { readonly format?: string }): Promise<ChdbResult>
+  /** Binds `{name:Type}` parameters in the engine: values never become SQL text. */
+  queryBindAsync(sql: string, params: object, options?: { readonly format?: string }): Promise<ChdbResult>
+  close(): void
+}
+
+interface ChdbModule {
+  /** No path: a temporary directory, removed on close. */
+  Session: new (path?: string, options?: { readonly connectionArgs?: ReadonlyArray<string> }) => ChdbSession
+}
+
+/** Where `npm run test:binaries` installs it (see scripts/fetch-test-binaries.mjs). */
+const TEST_BINARIES = new URL("../../.cache/test-binaries/package.json", import.meta.url)
+
+export const CHDB_MISSING =
+  "chDB is not installed: run `npm run test:binaries` (installs it into .cache/test-binaries, about 540 MB) " +
+  "or `npm install chdb`"
+
+const isMissing = (error: unknown): boolean =>
+  error instanceof Error && (error as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND" && error.message.includes("'chdb'")
+
+/** The path chDB loads from, or undefined when it is not installed. */
+export const findChdb = (): string | undefined => {
+  for (const from of [import.meta.url, TEST_BINARIES]) {
+    try {
+      return createRequire(from).resolve("chdb")
+    } catch (error) {
+      if (!isMissing(error)) throw error
+    }
+  }
+  return undefined
+}
+
+let loaded: { readonly chdb: ChdbModule; readonly version: string } | undefined
+
+/** Loads chDB once (a second or two: the engine is a 540 MB library); throws CHDB_MISSING when absent. */
+const loadChdb = (): NonNullable<typeof loaded> => {
+  if (loaded !== undefined) return loaded
+  const path = findChdb()
+  if (path === undefined) throw new Error(CHDB_MISSING)
+  const load = createRequire(path)
+  loaded = { chdb: load(path) as ChdbModule, version: (load("./package.json") as { version: string }).version }
+  return loaded
+}
+
+/** ClickHouse's string literal: chDB's file() takes no parameters. */
+const stringLiteral = (text: string): string => `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`
+
+export interface EmbeddedClickHouse {
+  /** Runs the driver's SQL with `queryBindAsync`, off the event loop, JSON output. */
+  readonly executor: ClickHouseExecutor
+  /** Receives the demo tables from Parquet files DuckDB writes. */
+  readonly target: ParquetTarget
+  /** For banners: `chDB 3.4.0, ClickHouse 26.7.2.1`. */
+  readonly version: string
+}
+
+/**
+ * Opens a chDB session on `path` (default: a temporary directory removed on close). chDB binds
+ * parameterized queries one at a time in a process, so concurrent requests queue for the engine,
+ * each query still using all cores inside it.
+ */
+export const openChdb = async (path?: string): Promise<EmbeddedClickHouse> => {
+  const { chdb, version } = loadChdb()
+  const session = new chdb.Session(path, {
+    connectionArgs: Object.entries(JSON_SETTINGS).map(([name, value]) => `--${name}=${value}`)
+  })
+  const run = async (sql: string, params: Readonly<Record<string, SqlValue>>): Promise<ReadonlyArray<Row>> => {
+    const text = (await session.queryBindAsync(sql, params, { format: "JSON" })).text()
+    // A statement without a result (DDL) prints nothing.
+    return text === "" ? [] : (JSON.parse(text) as { data: Array<Row> }).data
+  }
+  const [engine] = await run("SELECT version() AS version", {})
+  return {
+    executor: {
+      query: run,
+      close: async () => session.close()
+    },
+    target: {
+      createTable: async (table, columns) => {
+        await session.queryAsync(`DROP TABLE IF EXISTS "${table}"`)
+        await session.queryAsync(createTableSql(table, columns))
+      },
+      insertParquet: async (table, file) => {
+        await session.queryAsync(`INSERT INTO "${table}" SELECT * FROM file(${stringLiteral(file)}, Parquet)`)
+      }
+    },
+    version: `chDB ${version}, ClickHouse ${String(engine?.version)}`
+  }
+}

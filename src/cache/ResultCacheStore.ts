@@ -1,0 +1,59 @@
+import * as Context from "effect/Context"
+import type { MaybePromise } from "../domain/maybePromise.js"
+
+/**
+ * A result as the cache keeps it: the JSON text of the handler's encoded result. A JSON answer
+ * sends the text as is; CSV and NDJSON answers are shaped from it, so every representation of an
+ * entry is made from the same data.
+ */
+export class StoredResult {
+  /** The strong ETag of `json`, computed by the first answer that needs it. */
+  etag: MaybePromise<string> | undefined = undefined
+
+  constructor(readonly json: string) {}
+
+  /** A fresh value on each call, so nothing one request does to it reaches another. */
+  parse(): unknown {
+    return JSON.parse(this.json)
+  }
+}
+
+/** Where an entry belongs: its endpoint and, for tenant-scoped entries, its tenant. */
+export interface ResultCacheKey {
+  /** Endpoint, scope and input in one string; holds no `*`, `?`, `[` or `]`, so it is safe in a Redis pattern. */
+  readonly id: string
+  /** The endpoint's key. */
+  readonly endpoint: string
+  /** Set for entries scoped to a tenant. */
+  readonly tenantId: string | undefined
+}
+
+/** Which entries `invalidate` drops: those of an endpoint, of a tenant, of both, or (empty) all. */
+export interface ResultCacheFilter {
+  /** An endpoint's key. */
+  readonly key?: string
+  readonly tenantId?: string
+}
+
+export interface ResultCacheStoreStats {
+  readonly entries: number
+  /** What the entries take in the store, as the store counts it. */
+  readonly bytes: number
+}
+
+/**
+ * Where the result cache keeps its entries. The memory store answers synchronously, so a hit
+ * stays on the synchronous path; a shared store (Redis) answers with promises. A store may
+ * return the same StoredResult for every hit of an entry (the pipeline memoizes its ETag on it).
+ */
+export interface ResultCacheStoreService {
+  /** The entry, or undefined when there is none or it expired. */
+  get(key: ResultCacheKey): MaybePromise<StoredResult | undefined>
+  /** Stores (or replaces) an entry that expires after `ttlMs`. */
+  set(key: ResultCacheKey, result: StoredResult, ttlMs: number): MaybePromise<void>
+  /** Drops the entries the filter matches; resolves how many it dropped. */
+  invalidate(filter: ResultCacheFilter): MaybePromise<number>
+  stats(): MaybePromise<ResultCacheStoreStats>
+}
+
+export class ResultCacheStore extends Context.Tag("queryserve/ResultCacheStore")<ResultCacheStore, ResultCacheStoreService>() {}

@@ -1,0 +1,118 @@
+import type { RequestContext } from "../pipeline/context.js"
+import { digest } from "./digest.js"
+import type { ResultCacheFilter, ResultCacheKey } from "./ResultCacheStore.js"
+
+const MAX_DEPTH = 64
+
+const SAFE_SEGMENT = /^[A-Za-z0-9_.-]*$/
+
+const percent = (char: string): string => {
+  const encoded = encodeURIComponent(char)
+  // encodeURIComponent leaves ! ' ( ) * ~ as they are; a key segment must not hold them either.
+  return encoded !== char ? encoded : `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`
+}
+
+/**
+ * `text` with every character but letters, digits, `_`, `.` and `-` percent-encoded: a segment of
+ * a key that holds no separator (`:`) and nothing a Redis pattern would read as a wildcard.
+ * Different texts always give different segments.
+ */
+export const keySegment = (text: string): string => (SAFE_SEGMENT.test(text) ? text : text.replace(/[^A-Za-z0-9_.-]/gu, percent))
+
+const writeList = (values: ReadonlyArray<unknown>, depth: number): string => {
+  let out = ""
+  for (let i = 0; i < values.length; i++) out += (i === 0 ? "" : ",") + write(values[i], depth + 1)
+  return out
+}
+
+/** A JSON string literal with `:` written as its escape `\u003a`: canonical texts hold no `:`, so a key's parts never run into each other. */
+const quote = (text: string): string => {
+  const literal = JSON.stringify(text)
+  return literal.includes(":") ? literal.replaceAll(":", "\\u003a") : literal
+}
+
+const writeObject = (value: object, depth: number): string => {
+  const record = value as Readonly<Record<string, unknown>>
+  let out = "{"
+  let first = true
+  for (const key of Object.keys(record).sort()) {
+    const field = record[key]
+    // As in JSON: an undefined or function-valued field is no field.
+    if (field === undefined || typeof field === "function" || typeof field === "symbol") continue
+    out += `${first ? "" : ","}${quote(key)}=${write(field, depth + 1)}`
+    first = false
+  }
+  return `${out}}`
+}
+
+const write = (value: unknown, depth: number): string => {
+  switch (typeof value) {
+    case "string":
+      return quote(value)
+    case "number":
+      // NaN, Infinity and -0 stay distinct from null and 0 (JSON would merge them).
+      return Object.is(value, -0) ? "-0" : String(value)
+    case "boolean":
+      return value ? "true" : "false"
+    case "bigint":
+      return `${value}n`
+    case "object": {
+      if (value === null) return "null"
+      if (depth > MAX_DEPTH) throw new RangeError("the value is nested too deeply to be part of a cache key")
+      if (Array.isArray(value)) return `[${writeList(value, depth)}]`
+      if (value instanceof Date) return `Date(${value.getTime()})`
+      if (value instanceof Map) {
+        const entries = [...value].map(([k, v]) => `${write(k, depth + 1)}=>${write(v, depth + 1)}`).sort()
+        return `Map[${entries.join(",")}]`
+      }
+      if (value instanceof Set) return `Set[${[...value].map((v) => write(v, depth + 1)).sort().join(",")}]`
+      const toJSON = (value as { toJSON?: unknown }).toJSON
+      if (typeof toJSON === "function") return write(toJSON.call(value), depth + 1)
+      return writeObject(value, depth)
+    }
+    default:
+      // undefined, functions and symbols (in a list or on their own).
+      return "undefined"
+  }
+}
+
+/**
+ * A text of `value` that is the same for equal values whatever the order of their keys, and
+ * different for different ones: JSON-like (`{"key"=value}`), with sorted keys, without any `:`,
+ * and with the values JSON would merge kept apart (NaN and null, -0 and 0, a bigint and a number,
+ * a Date and its ISO text). Throws for values nested deeper than 64 levels (a cycle): such a
+ * request is not cached.
+ */
+export const canonicalJson = (value: unknown): string => write(value, 0)
+
+/** Inputs up to this long are kept in the key as text (readable in Redis, no hashing); longer ones are digested. */
+const LITERAL_INPUT_MAX = 96
+
+/**
+ * The input part of a key: its canonical text (which holds no `:`, so no input can look like a
+ * scope to an invalidation pattern), or `#` and a digest of it.
+ */
+const inputSegment = (input: string): string => (input.length > LITERAL_INPUT_MAX ? `#${digest(input)}` : input)
+
+/**
+ * The key of one request's result: `<endpoint>:<scope>:<input>`. The scope keeps callers apart:
+ * `t.<tenant>` for a request with a tenant, `p` for a request without a caller, and for an
+ * authenticated request without a tenant `a.` and a digest of the caller's auth context and the input.
+ */
+export const resultCacheKey = (endpoint: string, endpointSegment: string, ctx: RequestContext): ResultCacheKey => {
+  const input = canonicalJson(ctx.input)
+  if (ctx.tenantId !== null) {
+    return { id: `${endpointSegment}:t.${keySegment(ctx.tenantId)}:${inputSegment(input)}`, endpoint, tenantId: ctx.tenantId }
+  }
+  if (ctx.auth !== null && ctx.auth !== undefined) {
+    // Canonical texts hold no raw line break, so the two parts cannot run into each other.
+    return { id: `${endpointSegment}:a.${digest(`${canonicalJson(ctx.auth)}\n${input}`)}`, endpoint, tenantId: undefined }
+  }
+  return { id: `${endpointSegment}:p:${inputSegment(input)}`, endpoint, tenantId: undefined }
+}
+
+/** A glob over key ids (as Redis SCAN MATCH reads it) that matches exactly the entries of `filter`. */
+export const keyPattern = (filter: ResultCacheFilter): string => {
+  const endpoint = filter.key === undefined ? "*" : keySegment(filter.key)
+  return filter.tenantId === undefined ? `${endpoint}:*` : `${endpoint}:t.${keySegment(filter.tenantId)}:*`
+}

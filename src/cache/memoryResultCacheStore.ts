@@ -1,0 +1,111 @@
+import * as Layer from "effect/Layer"
+import {
+  type ResultCacheFilter,
+  type ResultCacheKey,
+  ResultCacheStore,
+  type ResultCacheStoreService,
+  type ResultCacheStoreStats,
+  type StoredResult
+} from "./ResultCacheStore.js"
+
+export interface MemoryResultCacheStoreOptions {
+  /** Most entries held at once (default 10,000). */
+  readonly maxEntries?: number
+  /** Most bytes the entries take, as counted below (default 64 MiB). */
+  readonly maxBytes?: number
+}
+
+export const DEFAULT_MAX_ENTRIES = 10_000
+export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+
+/** The memory store answers synchronously, so a hit never leaves the synchronous path. */
+export interface MemoryResultCacheStore extends ResultCacheStoreService {
+  get(key: ResultCacheKey): StoredResult | undefined
+  set(key: ResultCacheKey, result: StoredResult, ttlMs: number): void
+  invalidate(filter: ResultCacheFilter): number
+  stats(): ResultCacheStoreStats
+}
+
+interface Entry {
+  readonly result: StoredResult
+  readonly endpoint: string
+  readonly tenantId: string | undefined
+  readonly expiresAt: number
+  readonly bytes: number
+}
+
+/**
+ * What an entry costs besides the characters of its key and JSON: the Map slot, the entry and
+ * StoredResult objects, the memoized ETag, string headers (measured on Node 20: about 320 bytes).
+ */
+const ENTRY_OVERHEAD = 320
+
+/** Bytes V8 holds a string in: one per character, two when any is outside Latin-1. */
+const stringBytes = (text: string): number => (/[^\u0000-\u00ff]/.test(text) ? 2 * text.length : text.length)
+
+/**
+ * Least recently used entries in one process, bounded by count and by bytes. The Map keeps its
+ * entries in the order they were last used (a hit moves its entry to the back), so the front is
+ * what goes first; an expired entry is dropped when it is read, counted or pushed out.
+ */
+class LruResults implements MemoryResultCacheStore {
+  private readonly entries = new Map<string, Entry>()
+  private bytes = 0
+
+  constructor(private readonly maxEntries: number, private readonly maxBytes: number) {}
+
+  get(key: ResultCacheKey): StoredResult | undefined {
+    const entry = this.entries.get(key.id)
+    if (entry === undefined) return undefined
+    if (entry.expiresAt <= Date.now()) {
+      this.drop(key.id, entry)
+      return undefined
+    }
+    this.entries.delete(key.id)
+    this.entries.set(key.id, entry)
+    return entry.result
+  }
+
+  set(key: ResultCacheKey, result: StoredResult, ttlMs: number): void {
+    const bytes = ENTRY_OVERHEAD + stringBytes(key.id) + stringBytes(result.json)
+    const previous = this.entries.get(key.id)
+    if (previous !== undefined) this.drop(key.id, previous)
+    // An entry larger than the whole store would only push everything else out.
+    if (bytes > this.maxBytes) return
+    this.entries.set(key.id, { result, endpoint: key.endpoint, tenantId: key.tenantId, expiresAt: Date.now() + ttlMs, bytes })
+    this.bytes += bytes
+    for (const [id, entry] of this.entries) {
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break
+      this.drop(id, entry)
+    }
+  }
+
+  invalidate(filter: ResultCacheFilter): number {
+    let dropped = 0
+    for (const [id, entry] of this.entries) {
+      if (filter.key !== undefined && entry.endpoint !== filter.key) continue
+      if (filter.tenantId !== undefined && entry.tenantId !== filter.tenantId) continue
+      this.drop(id, entry)
+      dropped++
+    }
+    return dropped
+  }
+
+  stats(): ResultCacheStoreStats {
+    const now = Date.now()
+    for (const [id, entry] of this.entries) if (entry.expiresAt <= now) this.drop(id, entry)
+    return { entries: this.entries.size, bytes: this.bytes }
+  }
+
+  private drop(id: string, entry: Entry): void {
+    this.entries.delete(id)
+    this.bytes -= entry.bytes
+  }
+}
+
+export const makeMemoryResultCacheStore = (options: MemoryResultCacheStoreOptions = {}): MemoryResultCacheStore =>
+  new LruResults(options.maxEntries ?? DEFAULT_MAX_ENTRIES, options.maxBytes ?? DEFAULT_MAX_BYTES)
+
+/** The default ResultCacheStore: an LRU in this process. */
+export const memoryResultCacheStore = (options?: MemoryResultCacheStoreOptions): Layer.Layer<ResultCacheStore> =>
+  Layer.sync(ResultCacheStore, () => makeMemoryResultCacheStore(options))

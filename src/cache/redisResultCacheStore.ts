@@ -1,0 +1,111 @@
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { openRedisConnection } from "../layers/redisConnection.js"
+import { DEFAULT_STORE_TIMEOUT_MS, withDeadline } from "../layers/storeDeadline.js"
+import { keyPattern } from "./cacheKey.js"
+import { type ResultCacheKey, ResultCacheStore, type ResultCacheStoreService, StoredResult } from "./ResultCacheStore.js"
+
+/** The one command the store sends through. A node-redis client (`createClient()` of `redis` v5+) has it. */
+export interface RedisResultCacheClient {
+  sendCommand(args: Array<string>): Promise<unknown>
+}
+
+export interface RedisResultCacheStoreOptions {
+  /** Prepended to every key. Default `queryserve:cache:`. */
+  readonly prefix?: string
+  /**
+   * Deadline of each Redis call, ms (default 250). Past it the call counts as failed: a request
+   * runs its query instead of waiting for a stalled Redis.
+   */
+  readonly timeoutMs?: number
+}
+
+/** A connection the store opens (and closes with its layer), or a connected client you manage. */
+export type RedisResultCacheConnection = { readonly url: string } | { readonly client: RedisResultCacheClient }
+
+const DEFAULT_PREFIX = "queryserve:cache:"
+const SCAN_COUNT = "1000"
+
+/** Backslash before the characters a Redis pattern reads specially, so a prefix matches as written. */
+const literalPattern = (text: string): string => text.replace(/[*?[\]\\]/g, "\\$&")
+
+const scanReply = (reply: unknown): { readonly cursor: string; readonly keys: ReadonlyArray<string> } => {
+  if (!Array.isArray(reply) || !Array.isArray(reply[1])) throw new Error("unexpected SCAN reply from Redis")
+  return { cursor: String(reply[0]), keys: (reply[1] as ReadonlyArray<unknown>).map(String) }
+}
+
+/**
+ * A ResultCacheStore in Redis: entries are strings that expire in Redis itself (SET … PX), so
+ * every process and host using the same Redis and prefix shares them. A key is
+ * `<prefix><endpoint>:<scope>:<digest>`, with the endpoint and the tenant percent-encoded: no key
+ * part holds a separator or a pattern character, so invalidation by endpoint and/or tenant is one
+ * SCAN pattern, and the keys it finds are dropped with UNLINK. Every call has a deadline.
+ */
+export const makeRedisResultCacheStore = (
+  client: RedisResultCacheClient,
+  options: RedisResultCacheStoreOptions = {}
+): ResultCacheStoreService => {
+  const prefix = options.prefix ?? DEFAULT_PREFIX
+  const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS
+  const send = (args: Array<string>): Promise<unknown> =>
+    withDeadline(client.sendCommand(args), timeoutMs, `Redis did not answer ${args[0]} within ${timeoutMs} ms`)
+
+  /** Calls `visit` with each batch of keys the pattern matches (SCAN visits every key present throughout). */
+  const scan = async (pattern: string, visit: (keys: ReadonlyArray<string>) => Promise<void>): Promise<void> => {
+    let cursor = "0"
+    do {
+      const reply = scanReply(await send(["SCAN", cursor, "MATCH", pattern, "COUNT", SCAN_COUNT]))
+      cursor = reply.cursor
+      if (reply.keys.length > 0) await visit(reply.keys)
+    } while (cursor !== "0")
+  }
+
+  return {
+    get: (key: ResultCacheKey) =>
+      send(["GET", prefix + key.id]).then((reply) => (typeof reply === "string" ? new StoredResult(reply) : undefined)),
+    set: (key, result, ttlMs) =>
+      send(["SET", prefix + key.id, result.json, "PX", String(Math.max(1, Math.ceil(ttlMs)))]).then(() => undefined),
+    invalidate: async (filter) => {
+      let dropped = 0
+      await scan(literalPattern(prefix) + keyPattern(filter), async (keys) => {
+        dropped += Number(await send(["UNLINK", ...keys]))
+      })
+      return dropped
+    },
+    stats: async () => {
+      let entries = 0
+      let bytes = 0
+      await scan(`${literalPattern(prefix)}*`, async (keys) => {
+        const lengths = await Promise.all(keys.map((key) => send(["STRLEN", key])))
+        for (let i = 0; i < keys.length; i++) {
+          // A key that expired between SCAN and STRLEN answers 0: it is no entry.
+          const length = Number(lengths[i])
+          if (length === 0) continue
+          entries++
+          bytes += Buffer.byteLength(keys[i]!) + length
+        }
+      })
+      return { entries, bytes }
+    }
+  }
+}
+
+/**
+ * A ResultCacheStore in Redis, shared by every process that uses the same Redis and prefix. With
+ * `{ url }` the layer opens its own connection (in the background: until it is up, and while it
+ * is down, every call fails at once and requests run their queries) and closes it with the layer's
+ * scope; with `{ client }` it uses yours as it is.
+ */
+export const redisResultCacheStore = (
+  connection: RedisResultCacheConnection,
+  options: RedisResultCacheStoreOptions = {}
+): Layer.Layer<ResultCacheStore> =>
+  "client" in connection
+    ? Layer.succeed(ResultCacheStore, makeRedisResultCacheStore(connection.client, options))
+    : Layer.scoped(
+      ResultCacheStore,
+      Effect.acquireRelease(
+        Effect.promise(() => openRedisConnection({ url: connection.url, label: "result cache" })),
+        (client) => Effect.sync(() => client.destroy())
+      ).pipe(Effect.map((client) => makeRedisResultCacheStore(client, options)))
+    )

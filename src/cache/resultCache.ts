@@ -1,0 +1,268 @@
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { ResultCacheOptions, ServeContext } from "../domain/config.js"
+import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
+import { RequestContext } from "../pipeline/context.js"
+import type { ContextHandler } from "../pipeline/middleware.js"
+import { serializeJson } from "../pipeline/output.js"
+import type { EndpointPlan } from "../pipeline/plan.js"
+import { keySegment, resultCacheKey } from "./cacheKey.js"
+import { makeMemoryResultCacheStore } from "./memoryResultCacheStore.js"
+import {
+  type ResultCacheFilter,
+  type ResultCacheKey,
+  ResultCacheStore,
+  type ResultCacheStoreService,
+  StoredResult
+} from "./ResultCacheStore.js"
+
+export interface ResultCacheStats {
+  /** Answers of this process served from the cache (a store hit, or a share of another request's run). */
+  readonly hits: number
+  /** Answers of this process for which the handler ran. */
+  readonly misses: number
+  /** Entries in the store, and what they take there. */
+  readonly entries: number
+  readonly bytes: number
+}
+
+/** `api.cache`: the result cache of one API. */
+export interface ResultCacheControl<K extends string = string> {
+  /** Whether `resultCache` is on. */
+  readonly enabled: boolean
+  /**
+   * Drops the entries of one endpoint (`key`), of one tenant, of both, or (no filter) all, and
+   * resolves how many were dropped. Rejects when the store fails. Resolves 0 when the cache is off.
+   */
+  invalidate(filter?: { readonly key?: K; readonly tenantId?: string }): Promise<number>
+  /** Counts of this process and of the store; zeros when the cache is off. Rejects when the store fails. */
+  stats(): Promise<ResultCacheStats>
+}
+
+/** The handler and output encoding of one request: what the cache stands in for. */
+export type CachedWork = (ctx: RequestContext) => MaybePromise<unknown>
+
+/** What the run of a flight gave, for the requests waiting on it. */
+type Flight = Promise<StoredResult | undefined | typeof PRIVATE>
+
+/** A run whose TTL ended at 0 or null: its result is its request's own, neither stored nor shared. */
+const PRIVATE = Symbol("private result")
+
+const ZERO_STATS: ResultCacheStats = { hits: 0, misses: 0, entries: 0, bytes: 0 }
+
+/**
+ * The store of an API whose `resultCache` is on: a ResultCacheStore in the runtime (config
+ * `resultCache.store`, or `config.layer`), else a memory store with the configured bounds.
+ */
+export const resultCacheStore = (settings: ResultCacheOptions | undefined): Effect.Effect<ResultCacheStoreService | undefined> =>
+  settings === undefined
+    ? Effect.succeed(undefined)
+    : Effect.map(Effect.serviceOption(ResultCacheStore), Option.getOrElse(() => makeMemoryResultCacheStore(settings)))
+
+/** A result for an in-process caller (`execute`, another transport): a stored one as a fresh value of its own. */
+export const inProcessValue = (value: unknown): unknown => (value instanceof StoredResult ? value.parse() : value)
+
+export const resultCacheOff: ResultCacheControl = {
+  enabled: false,
+  invalidate: () => Promise.resolve(0),
+  stats: () => Promise.resolve(ZERO_STATS)
+}
+
+/**
+ * The result cache of one API in one process: the store, the runs in flight (single flight: one
+ * run per key at a time), the hit and miss counts, and the store's health. A store that fails is
+ * logged once per outage and bypassed.
+ */
+export class ResultCache {
+  hits = 0
+  misses = 0
+  /** Bumped by every invalidation: a run that started before one does not store its result. */
+  generation = 0
+  readonly flights = new Map<string, Flight>()
+  private failing = false
+
+  constructor(readonly store: ResultCacheStoreService) {}
+
+  /** The cache of an endpoint whose TTL turns it on (`cacheTtlMs > 0`), else undefined. */
+  forEndpoint(plan: EndpointPlan): EndpointCache | undefined {
+    return plan.resultCached ? new EndpointCache(this, plan) : undefined
+  }
+
+  storeFailed(error: unknown): void {
+    // Logged once per outage: a down store under load must not flood the log.
+    if (!this.failing) console.error("[queryserve] result cache store failed; running queries without it until it answers again", error)
+    this.failing = true
+  }
+
+  storeAnswered(): void {
+    this.failing = false
+  }
+
+  put(key: ResultCacheKey, result: StoredResult, ttlMs: number): void {
+    let stored: MaybePromise<void>
+    try {
+      stored = this.store.set(key, result, ttlMs)
+    } catch (error) {
+      return this.storeFailed(error)
+    }
+    if (isPromiseLike(stored)) stored.then(() => this.storeAnswered(), (error: unknown) => this.storeFailed(error))
+  }
+
+  control(): ResultCacheControl {
+    return {
+      enabled: true,
+      invalidate: (filter = {}) => {
+        this.generation++
+        // Requests from now on start runs of their own rather than wait for a result that may be stale.
+        this.flights.clear()
+        return Promise.resolve().then(() => this.store.invalidate(filter as ResultCacheFilter))
+      },
+      stats: () =>
+        Promise.resolve()
+          .then(() => this.store.stats())
+          .then(({ entries, bytes }) => ({ hits: this.hits, misses: this.misses, entries, bytes }))
+    }
+  }
+}
+
+/**
+ * The cache stage of one endpoint: it wraps the handler at the end of the middleware chain, so
+ * authentication, guards, tenant, validation and middlewares run on every request, hits included.
+ * It answers with the StoredResult (output shaping sends its JSON text as is), or with a parsed
+ * copy when the endpoint has middlewares, which see a plain value from `next()`.
+ */
+export class EndpointCache {
+  private readonly segment: string
+  private readonly parseForMiddlewares: boolean
+
+  constructor(private readonly cache: ResultCache, private readonly plan: EndpointPlan) {
+    this.segment = keySegment(plan.info.key)
+    this.parseForMiddlewares = plan.middlewares.length > 0
+  }
+
+  /** The handler of the middleware chain: `work` (handler and encoding) behind the cache. */
+  handler(work: CachedWork): ContextHandler {
+    return (ctx: ServeContext) => this.lookup(RequestContext.of(ctx), work, false)
+  }
+
+  /**
+   * A hit, a share of a run in flight for the same key, or a run of `work` whose result is stored.
+   * Waiters of a run that fails try once more (the first of them runs again): a failure of one
+   * request, such as its client going away, is not handed to the others. A second failure is.
+   * Waiters of a run whose handler set its TTL to 0 or null run the handler themselves.
+   */
+  lookup(ctx: RequestContext, work: CachedWork, retried: boolean): MaybePromise<unknown> {
+    const ttl = this.ttlOf(ctx)
+    // A TTL of 0 or null at this point (set by a middleware) means: not from the cache, not into it.
+    if (ttl === null || ttl <= 0) return this.run(ctx, work, undefined)
+    let key: ResultCacheKey
+    try {
+      key = resultCacheKey(this.plan.info.key, this.segment, ctx)
+    } catch {
+      return this.run(ctx, work, undefined)
+    }
+    const flight = this.cache.flights.get(key.id)
+    if (flight !== undefined) return this.join(ctx, work, flight, retried)
+    let found: MaybePromise<StoredResult | undefined>
+    try {
+      found = this.cache.store.get(key)
+    } catch (error) {
+      this.cache.storeFailed(error)
+      return this.run(ctx, work, key)
+    }
+    if (!isPromiseLike(found)) {
+      this.cache.storeAnswered()
+      return found === undefined ? this.run(ctx, work, key) : this.hit(ctx, found)
+    }
+    // A remote store: the flight starts with the lookup, so requests arriving meanwhile wait for it too.
+    let ran = false
+    const own = Promise.resolve(found)
+      .then(
+        (stored) => {
+          this.cache.storeAnswered()
+          return stored
+        },
+        (error: unknown) => {
+          this.cache.storeFailed(error)
+          return undefined
+        }
+      )
+      .then((stored) => {
+        if (stored !== undefined) return stored
+        ran = true
+        return this.runToStore(ctx, work, key)
+      })
+    this.register(key.id, own.then((stored) => (ran ? this.shared(ctx, stored) : stored)))
+    return own.then((stored) => (ran ? this.answer(stored) : this.hit(ctx, stored)))
+  }
+
+  private ttlOf(ctx: RequestContext): number | null {
+    return ctx.cacheTtlOverride === undefined ? this.plan.info.cacheTtlMs : ctx.cacheTtlOverride
+  }
+
+  private answer(stored: StoredResult | undefined): unknown {
+    return stored === undefined ? undefined : this.parseForMiddlewares ? stored.parse() : stored
+  }
+
+  private hit(ctx: RequestContext, stored: StoredResult | undefined): unknown {
+    ctx.cacheStatus = "HIT"
+    this.cache.hits++
+    return this.answer(stored)
+  }
+
+  /** What the waiters of this request's run get: its result, unless the handler made it private (TTL 0 or null). */
+  private shared(ctx: RequestContext, stored: StoredResult | undefined): StoredResult | undefined | typeof PRIVATE {
+    const ttl = this.ttlOf(ctx)
+    return ttl === null || ttl <= 0 ? PRIVATE : stored
+  }
+
+  private join(ctx: RequestContext, work: CachedWork, flight: Flight, retried: boolean): Promise<unknown> {
+    return flight.then(
+      // A private result is not this request's: it runs the handler itself.
+      (stored) => (stored === PRIVATE ? this.run(ctx, work, undefined) : this.hit(ctx, stored)),
+      (error: unknown) => {
+        if (retried) throw error
+        return this.lookup(ctx, work, true)
+      }
+    )
+  }
+
+  /** Runs `work` for this request; with a key, concurrent requests for it share the run and its result is stored. */
+  private run(ctx: RequestContext, work: CachedWork, key: ResultCacheKey | undefined): MaybePromise<unknown> {
+    const stored = this.runToStore(ctx, work, key)
+    if (!isPromiseLike(stored)) return this.answer(stored)
+    const own = Promise.resolve(stored)
+    if (key !== undefined) this.register(key.id, own.then((result) => this.shared(ctx, result)))
+    return own.then((result) => this.answer(result))
+  }
+
+  private runToStore(ctx: RequestContext, work: CachedWork, key: ResultCacheKey | undefined): MaybePromise<StoredResult | undefined> {
+    ctx.cacheStatus = "MISS"
+    this.cache.misses++
+    const generation = this.cache.generation
+    const result = work(ctx)
+    return isPromiseLike(result)
+      ? Promise.resolve(result).then((value) => this.keep(ctx, key, generation, value))
+      : this.keep(ctx, key, generation, result)
+  }
+
+  /** The result as the cache holds it; stored unless it is empty, its TTL is now 0 or null, or an invalidation came meanwhile. */
+  private keep(ctx: RequestContext, key: ResultCacheKey | undefined, generation: number, value: unknown): StoredResult | undefined {
+    if (value === undefined) return undefined
+    const json = serializeJson(value)
+    // JSON.stringify gives undefined for a function or a symbol: there is nothing to answer with.
+    if (typeof json !== "string") return undefined
+    const stored = new StoredResult(json)
+    const ttl = this.ttlOf(ctx)
+    if (key !== undefined && ttl !== null && ttl > 0 && generation === this.cache.generation) this.cache.put(key, stored, ttl)
+    return stored
+  }
+
+  private register(id: string, flight: Flight): void {
+    this.cache.flights.set(id, flight)
+    const settled = (): void => {
+      if (this.cache.flights.get(id) === flight) this.cache.flights.delete(id)
+    }
+    flight.then(settled, settled)
+  }
+}

@@ -1,0 +1,66 @@
+export interface RedisConnectionOptions {
+  /** `redis://[user:password@]host:port/db`; never logged as given (see `redactUrl`). */
+  readonly url: string
+  /** What the connection is for, in log lines: "rate-limit store", "result cache". */
+  readonly label: string
+  /**
+   * Milliseconds a command may wait to be sent (default 1000). node-redis stops counting once a
+   * command is written, so callers that must not hang on a stalled server add `withDeadline`.
+   */
+  readonly commandTimeoutMs?: number
+}
+
+/** `url` with its user and password replaced by `***`; an unparsable URL is not echoed at all. */
+export const redactUrl = (url: string): string => {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return "<unparsable Redis URL>"
+  }
+  if (parsed.username !== "" || parsed.password !== "") {
+    parsed.username = "***"
+    parsed.password = ""
+  }
+  return parsed.toString()
+}
+
+/** Reconnection backoff: 50 ms doubling, at most 2 s. */
+const backoff = (retries: number): number => Math.min(50 * 2 ** retries, 2000)
+
+/**
+ * A node-redis client that fails fast while Redis is down (no offline queue: commands reject at once
+ * instead of waiting for a reconnection), reconnects with backoff, and logs an outage once and its
+ * recovery once, naming the server by its redacted URL. Connecting starts at once and is not awaited;
+ * `destroy()` the client when done. The `redis` package is imported here, when a connection is
+ * opened, not when queryserve is.
+ */
+export const openRedisConnection = async (options: RedisConnectionOptions) => {
+  const { createClient } = await import("redis")
+  const shown = redactUrl(options.url)
+  const client = createClient({
+    url: options.url,
+    disableOfflineQueue: true,
+    commandOptions: { timeout: options.commandTimeoutMs ?? 1000 },
+    socket: { reconnectStrategy: backoff }
+  })
+  let down = false
+  client.on("ready", () => {
+    if (!down) return
+    down = false
+    console.error(`[queryserve] Redis ${options.label} at ${shown} is reachable again`)
+  })
+  client.on("error", (error: unknown) => {
+    if (down) return
+    down = true
+    // The message alone, with the URL redacted wherever a client library may have put it.
+    const reason = (error instanceof Error ? error.message : String(error)).replaceAll(options.url, shown)
+    console.error(`[queryserve] Redis ${options.label} at ${shown} is unreachable; retrying (${reason})`)
+  })
+  // Rejects only when closed before the first connection; the error listener has reported why.
+  client.connect().catch(() => undefined)
+  return client
+}
+
+/** The node-redis client `openRedisConnection` returns. */
+export type RedisConnection = Awaited<ReturnType<typeof openRedisConnection>>

@@ -1,0 +1,123 @@
+import type { ServeAuthContext } from "../domain/config.js"
+import { toErrorResponse } from "../domain/envelope.js"
+import type { HeaderMap, ServeRequest } from "../domain/http.js"
+import { andThen, type MaybePromise } from "../domain/maybePromise.js"
+import { serializeJson } from "../pipeline/output.js"
+import type { ExecutionOutcome, PipelineService } from "../services/Pipeline.js"
+import { INPUT_FIELD, type McpTool, RESULT_FIELD, type ToolCatalogue, type ToolDescriptor } from "./tools.js"
+
+/** The MCP HTTP request messages came in, and the caller the global strategies found in it. */
+export interface McpScope {
+  readonly request: ServeRequest
+  readonly requestId: string
+  /** Null without global strategies. */
+  readonly caller: ServeAuthContext | null
+}
+
+/** MCP's CallToolResult as queryserve fills it (mutable, as the SDK's type is; a type literal, so it fits the SDK's index signature). */
+export type ToolResult = {
+  content: Array<{ type: "text"; text: string }>
+  structuredContent?: Record<string, unknown>
+  isError?: true
+}
+
+export interface ToolHandlers {
+  /** The tools whose guards the caller passes. */
+  list(scope: McpScope): Promise<ReadonlyArray<ToolDescriptor>>
+  /** Runs a tool; undefined when there is no tool of that name. */
+  call(scope: McpScope, name: string, args: Readonly<Record<string, unknown>> | undefined): MaybePromise<ToolResult> | undefined
+}
+
+/**
+ * The request a tool call runs with: the MCP request's headers, client address and signal, at the
+ * endpoint's method and path, with no query string and no body (the input is the tool's arguments).
+ */
+class ToolRequest implements ServeRequest {
+  constructor(private readonly outer: ServeRequest, readonly method: string, readonly path: string) {}
+  get headers(): HeaderMap | undefined {
+    return this.outer.headers
+  }
+  get remoteAddress(): string | undefined {
+    return this.outer.remoteAddress
+  }
+  get signal(): AbortSignal | undefined {
+    return this.outer.signal
+  }
+  get raw(): unknown {
+    return this.outer.raw
+  }
+}
+
+/** A result's JSON text, and its value as that text reads back: BigInt (SQL drivers) becomes a number or a string, as over HTTP. */
+const toJson = (value: unknown): { readonly text: string; readonly value: unknown } => {
+  try {
+    return { text: JSON.stringify(value), value }
+  } catch {
+    const text = serializeJson(value)
+    return { text, value: JSON.parse(text) }
+  }
+}
+
+/** The outcome as a tool result: the JSON text, `structuredContent` with an output schema, or the ErrorEnvelope with `isError`. */
+const toToolResult = (tool: McpTool, outcome: ExecutionOutcome): ToolResult => {
+  if (!outcome.ok) return { content: [{ type: "text", text: JSON.stringify(toErrorResponse(outcome.error).envelope) }], isError: true }
+  if (outcome.value === undefined) return { content: [] }
+  const { text, value } = toJson(outcome.value)
+  const content: ToolResult["content"] = [{ type: "text", text }]
+  if (tool.structured === "none") return { content }
+  return { content, structuredContent: tool.structured === "wrapped" ? { [RESULT_FIELD]: value } : (value as Record<string, unknown>) }
+}
+
+const hasKeys = (args: Readonly<Record<string, unknown>>): boolean => {
+  for (const _key in args) return true
+  return false
+}
+
+/**
+ * The endpoint's input from a tool's arguments. No arguments read as an empty query string does, so
+ * an endpoint that takes no input (a void schema) gets `undefined`, as over HTTP.
+ */
+const inputOf = (tool: McpTool, args: Readonly<Record<string, unknown>> | undefined): unknown => {
+  if (tool.wrapsInput) return args?.[INPUT_FIELD]
+  return args !== undefined && hasKeys(args) ? args : tool.plan.input.coerce({})
+}
+
+export const makeToolHandlers = (pipeline: PipelineService, catalogue: ToolCatalogue): ToolHandlers => {
+  const requestFor = (tool: McpTool, scope: McpScope): ServeRequest =>
+    new ToolRequest(scope.request, tool.plan.info.method, tool.plan.info.path)
+
+  const callerFor = (tool: McpTool, scope: McpScope, request: ServeRequest): MaybePromise<ServeAuthContext | null> => {
+    if (tool.caller === "none") return null
+    if (tool.caller === "route") return scope.caller
+    return pipeline.authenticate(tool.plan.strategies, request, tool.plan.info)
+  }
+
+  const admitted = async (tool: McpTool, scope: McpScope): Promise<boolean> => {
+    try {
+      return pipeline.admits(tool.key, await callerFor(tool, scope, requestFor(tool, scope)))
+    } catch {
+      // Credentials an endpoint's own strategy refuses: the tool is not offered.
+      return false
+    }
+  }
+
+  return {
+    list: async (scope) => {
+      const visible = await Promise.all(catalogue.tools.map((tool) => admitted(tool, scope)))
+      return catalogue.tools.filter((_, i) => visible[i]).map((tool) => tool.descriptor)
+    },
+    call: (scope, name, args) => {
+      const tool = catalogue.byName.get(name)
+      if (tool === undefined) return undefined
+      const outcome = pipeline.call(tool.key, {
+        request: requestFor(tool, scope),
+        requestId: scope.requestId,
+        transport: "mcp",
+        input: inputOf(tool, args),
+        // The global strategies already ran on this request: their caller is reused; an endpoint's own run in its stages.
+        auth: tool.caller === "none" ? null : tool.caller === "route" ? scope.caller : undefined
+      })
+      return andThen(outcome, (settled) => toToolResult(tool, settled))
+    }
+  }
+}

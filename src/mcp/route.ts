@@ -1,0 +1,131 @@
+import type { EndpointInfo, ServeAuthContext } from "../domain/config.js"
+import { joinPath, type ServeDefinition } from "../domain/definition.js"
+import { Forbidden, Unauthorized } from "../domain/errors.js"
+import { getHeader, type ServeRequest } from "../domain/http.js"
+import { andThen } from "../domain/maybePromise.js"
+import { compileCors } from "../pipeline/cors.js"
+import { assertNestingDepth, bodyText, parseJsonText } from "../pipeline/input.js"
+import type { PipelineService, StaticAnswer, StaticRoute } from "../services/Pipeline.js"
+import { makeToolHandlers, type McpScope } from "./handlers.js"
+import { McpServerPool, type McpServerInfo } from "./server.js"
+import { buildCatalogue } from "./tools.js"
+
+/** The `endpoint.key` strategies see when they authenticate an MCP request (a `$` name, like the metrics route's). */
+const MCP_ROUTE_KEY = "$mcp"
+
+/** Where the MCP endpoint is served; undefined when `mcp` is off. */
+const mcpPath = (definition: ServeDefinition): string | undefined =>
+  definition.mcp === undefined ? undefined : joinPath(definition.basePath, definition.mcp.path)
+
+const serverInfo = (definition: ServeDefinition): McpServerInfo => {
+  const { mcp, openapi, docs } = definition
+  return {
+    name: mcp?.name ?? openapi.info?.title ?? openapi.title ?? docs.title ?? "queryserve",
+    version: mcp?.version ?? openapi.info?.version ?? openapi.version ?? "1.0.0",
+    instructions: mcp?.instructions
+  }
+}
+
+/**
+ * The body as a JSON value; undefined when it is not JSON (the SDK then reads it and answers the
+ * parse error). Too deep a body is refused as on any endpoint.
+ */
+const parseBody = (body: unknown): unknown => {
+  const text = bodyText(body)
+  // A framework in front may have parsed it already.
+  if (text === undefined) return body === null ? undefined : body
+  assertNestingDepth(text)
+  try {
+    return parseJsonText(text)
+  } catch {
+    return undefined
+  }
+}
+
+const missingCredentials = () => new Unauthorized({ message: "Authentication required", reason: "missing_credentials" })
+
+const LOOPBACK_HOST = /^(localhost|127(\.\d+){3}|\[::1\])$/
+
+const hostnameOf = (host: string): string => host.replace(/:\d+$/, "").toLowerCase()
+
+const loopbackOrigin = (origin: string): boolean => {
+  try {
+    return LOOPBACK_HOST.test(new URL(origin).hostname)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * DNS rebinding protection: a browser page (it sends `Origin`) may use the MCP endpoint when the CORS
+ * policy allows its origin, or when both the page and the server are on this machine (loopback names).
+ * A rebinding page calls with its own host as Host and Origin, so a same-origin check alone would pass it.
+ * Agents and other non-browser clients send no Origin.
+ */
+const originCheck = (definition: ServeDefinition): ((request: ServeRequest) => void) => {
+  const cors = compileCors(definition.cors)
+  return (request) => {
+    const origin = getHeader(request, "origin")
+    if (origin === undefined || cors?.allows(origin) === true) return
+    const host = getHeader(request, "host")
+    if (loopbackOrigin(origin) && (host === undefined || LOOPBACK_HOST.test(hostnameOf(host)))) return
+    throw new Forbidden({ message: `Pages of ${origin} may not use this MCP endpoint`, reason: "origin_not_allowed" })
+  }
+}
+
+/**
+ * The MCP endpoint (POST `basePath + mcp.path`). A browser page of a foreign origin is refused (403).
+ * With global strategies the HTTP request is authenticated first: no credentials, or invalid ones,
+ * answer 401 with the ErrorEnvelope before any MCP message is read. Then the SDK answers the JSON-RPC
+ * messages, and tools run through the pipeline. Only POST is routed, so GET and DELETE get 405: a
+ * stateless server has no stream to open and no session to end.
+ */
+export const mcpRoutes = (definition: ServeDefinition, pipeline: () => PipelineService): ReadonlyArray<StaticRoute> => {
+  const path = mcpPath(definition)
+  if (path === undefined) return []
+  // What the global strategies see as the endpoint when they authenticate an MCP request.
+  const info: EndpointInfo = {
+    key: MCP_ROUTE_KEY,
+    name: "MCP",
+    path,
+    method: "POST",
+    requiresAuth: definition.strategies.length > 0,
+    requiredRoles: [],
+    requiredScopes: [],
+    summary: "Model Context Protocol",
+    description: undefined,
+    tags: [],
+    cacheTtlMs: null,
+    custom: undefined
+  }
+  const checkOrigin = originCheck(definition)
+  // Built on the first MCP request, from the plans of that compilation (a changed definition compiles new routes).
+  let pool: McpServerPool | undefined
+  let loading: Promise<McpServerPool> | undefined
+  const load = (): Promise<McpServerPool> =>
+    (loading ??= McpServerPool.load(
+      serverInfo(definition),
+      makeToolHandlers(pipeline(), buildCatalogue(pipeline().routes(), definition.strategies)),
+      path
+    ).then((loaded) => (pool = loaded)))
+
+  const answer = (request: ServeRequest, requestId: string, caller: ServeAuthContext | null): Promise<StaticAnswer> => {
+    const message = parseBody(request.body)
+    const scope: McpScope = { request, requestId, caller }
+    return pool !== undefined ? pool.answer(request, message, scope) : load().then((loaded) => loaded.answer(request, message, scope))
+  }
+
+  return [{
+    method: "POST",
+    path,
+    respond: (request, requestId) => {
+      checkOrigin(request)
+      const strategies = definition.strategies
+      if (strategies.length === 0) return answer(request, requestId, null)
+      return andThen(pipeline().authenticate(strategies, request, info), (caller) => {
+        if (caller === null) throw missingCredentials()
+        return answer(request, requestId, caller)
+      })
+    }
+  }]
+}

@@ -1,0 +1,55 @@
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { DEFAULT_DURATION_BUCKETS } from "../domain/definition.js"
+import type { ServeQueryEvent } from "../domain/event.js"
+import { makeDeferredMetrics } from "./deferred.js"
+import { loadPrometheus } from "./load.js"
+import { makeRecordingMetrics, type RecordingMetrics } from "./recording.js"
+
+/** One answer of the metrics route. */
+export interface MetricsScrape {
+  readonly contentType: string
+  readonly body: string
+}
+
+/** The series of one API: fed with its query events, read by the metrics route. */
+export interface MetricsService {
+  /** Counts one query event. Subscribed to the API's QueryLogger: it runs per request, synchronously. */
+  readonly observe: (event: ServeQueryEvent) => void
+  /** The exposition text: this process's series, or in a `workers` cluster the sum over every worker. */
+  readonly scrape: () => Promise<MetricsScrape>
+}
+
+/** What the prom-client layer measures; the route's path and auth are the pipeline's business. */
+export interface MetricsLayerOptions {
+  /** Upper bounds in seconds of the request-duration histogram's buckets. */
+  readonly buckets?: ReadonlyArray<number>
+}
+
+export class Metrics extends Context.Tag("queryserve/Metrics")<Metrics, MetricsService>() {
+  /**
+   * A prom-client registry for one API, plus the process's default metrics. prom-client is imported
+   * when the layer is built, not before: events that arrive meanwhile are counted once it is loaded.
+   * Releasing the layer (`api.dispose()`) withdraws the registry from cluster aggregation.
+   */
+  static layer(options: MetricsLayerOptions = {}): Layer.Layer<Metrics> {
+    const buckets = options.buckets ?? DEFAULT_DURATION_BUCKETS
+    return Layer.scoped(
+      Metrics,
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          const load = loadPrometheus()
+          return makeDeferredMetrics(() => load().then((prometheus) => prometheus.makePromMetrics(buckets)))
+        }),
+        (metrics) => Effect.sync(metrics.close)
+      )
+    )
+  }
+
+  /** A test double that keeps the events it observed, for asserting what an API reports without prom-client. */
+  static recording(): { readonly layer: Layer.Layer<Metrics>; readonly metrics: RecordingMetrics } {
+    const metrics = makeRecordingMetrics()
+    return { layer: Layer.succeed(Metrics, metrics), metrics }
+  }
+}

@@ -1,0 +1,61 @@
+import type { EndpointInfo } from "../domain/config.js"
+import type { MetricsPlan, ServeDefinition } from "../domain/definition.js"
+import { andThen } from "../domain/maybePromise.js"
+import { type GuardPlan, runGuards } from "../pipeline/guards.js"
+import type { AuthenticatorService } from "../services/Authenticator.js"
+import type { StaticRoute } from "../services/Pipeline.js"
+import type { MetricsScrape, MetricsService } from "./Metrics.js"
+
+/** The `endpoint.key` strategies see when they authenticate a scrape. */
+export const METRICS_ROUTE_KEY = "$metrics"
+
+const answer = (scrape: MetricsScrape) => ({
+  status: 200,
+  headers: { "content-type": scrape.contentType, "cache-control": "no-store" },
+  body: scrape.body
+})
+
+/**
+ * The metrics route: not an endpoint (no events, not in the OpenAPI document), but behind the
+ * global strategies unless public, with the same 401/403 envelopes as an endpoint. Built on each
+ * compile, so strategies added with `useAuth` guard it too.
+ */
+export const metricsRoute = (
+  definition: ServeDefinition,
+  plan: MetricsPlan,
+  metrics: MetricsService,
+  authenticator: AuthenticatorService
+): StaticRoute => {
+  const strategies = plan.public ? [] : [...definition.strategies]
+  const guard: GuardPlan = {
+    requiresAuth: strategies.length > 0 || plan.roles.length > 0,
+    requiredRoles: plan.roles,
+    requiredScopes: []
+  }
+  const info: EndpointInfo = {
+    key: METRICS_ROUTE_KEY,
+    name: "metrics",
+    path: plan.path,
+    method: "GET",
+    requiresAuth: guard.requiresAuth,
+    requiredRoles: plan.roles,
+    requiredScopes: [],
+    summary: "Prometheus metrics",
+    description: undefined,
+    tags: [],
+    cacheTtlMs: null,
+    custom: undefined
+  }
+  const scrape = () => metrics.scrape().then(answer)
+  return {
+    method: "GET",
+    path: plan.path,
+    respond: guard.requiresAuth
+      ? (request) =>
+        andThen(authenticator.authenticate(strategies, request, info), (caller) => {
+          runGuards(guard, caller)
+          return scrape()
+        })
+      : scrape
+  }
+}

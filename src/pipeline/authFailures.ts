@@ -1,0 +1,131 @@
+import type { AuthFailureLimitOptions } from "../domain/config.js"
+import { RateLimited, type ServeError, toServeError } from "../domain/errors.js"
+import { clientAddress, type ServeRequest, trustedHopCount } from "../domain/http.js"
+import { isPromiseLike } from "../domain/maybePromise.js"
+import { makeMemoryRateLimitStore, type MemoryRateLimitStore } from "../layers/memoryRateLimitStore.js"
+import { DEFAULT_STORE_TIMEOUT_MS, withDeadline } from "../layers/storeDeadline.js"
+import type { AuthenticatorService } from "../services/Authenticator.js"
+import type { RateLimitStoreService } from "../services/RateLimitStore.js"
+
+/** Throws, with what to change, on options that could not work. */
+export const checkAuthFailureLimit = (options: AuthFailureLimitOptions): void => {
+  if (!(Number.isInteger(options.max) && options.max >= 1)) {
+    throw new Error(`defineServe: authFailureLimit.max must be a whole number of failures, at least 1 (e.g. 10), not ${options.max}.`)
+  }
+  if (!(options.windowMs > 0 && Number.isFinite(options.windowMs))) {
+    throw new Error(`defineServe: authFailureLimit.windowMs must be a positive number of milliseconds (e.g. 15 * 60_000), not ${options.windowMs}.`)
+  }
+}
+
+/**
+ * A credential-guessing failure: a 401 other than "no credentials" (which tells a guesser nothing,
+ * and is what a browser's first call without a token gets).
+ */
+const isAuthFailure = (error: ServeError): boolean =>
+  error._tag === "Unauthorized" ? error.reason !== "missing_credentials" : error._tag === "ServeHttpError" && error.status === 401
+
+/**
+ * `authFailureLimit`: counts failed authentications per client address. Admitting a request reads
+ * this process's count only (a Map lookup; addresses without failures are not in it), so callers
+ * who authenticate fine never wait for a store. With a shared store, each failure also counts
+ * there, and the shared count it answers is taken in: a process learns of failures elsewhere at its
+ * own next failure from that address.
+ */
+class AuthFailureGuard {
+  private readonly local: MemoryRateLimitStore = makeMemoryRateLimitStore()
+  private readonly shared: RateLimitStoreService | undefined
+  private readonly trustedHops: number
+  private readonly storeTimeoutMs: number
+  private storeFailing = false
+  private warnedNoAddress = false
+
+  constructor(private readonly options: AuthFailureLimitOptions) {
+    checkAuthFailureLimit(options)
+    this.shared = options.store
+    this.trustedHops = trustedHopCount(options.trustProxy)
+    this.storeTimeoutMs = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS
+  }
+
+  /** Throws 429 RATE_LIMITED when the request's address has used up its failures. */
+  admit(request: ServeRequest): void {
+    const address = clientAddress(request, this.trustedHops)
+    if (address === undefined || this.local.count(address) < this.options.max) return
+    const retryAfterSeconds = Math.max(1, Math.ceil(this.local.getTtl(address) / 1000))
+    throw new RateLimited({
+      message: `Too many failed authentication attempts from this address; try again in ${retryAfterSeconds} s`,
+      retryAfterSeconds
+    })
+  }
+
+  /** Counts a failed authentication of the request's address. Never throws and never delays the answer. */
+  failed(request: ServeRequest): void {
+    const address = clientAddress(request, this.trustedHops)
+    if (address === undefined) return this.noAddress()
+    this.local.increment(address, this.options.windowMs)
+    if (this.shared === undefined) return
+    try {
+      const count = this.shared.increment(address, this.options.windowMs)
+      const ttlMs = this.shared.getTtl(address)
+      if (!isPromiseLike(count) && !isPromiseLike(ttlMs)) return this.learned(address, count, ttlMs)
+      withDeadline(Promise.all([count, ttlMs]), this.storeTimeoutMs, `The auth-failure store did not answer within ${this.storeTimeoutMs} ms`)
+        .then(([count, ttlMs]) => this.learned(address, count, ttlMs), (error: unknown) => this.storeFailed(error))
+    } catch (error) {
+      this.storeFailed(error)
+    }
+  }
+
+  private learned(address: string, count: number, ttlMs: number): void {
+    if (this.storeFailing) {
+      this.storeFailing = false
+      console.error("[queryserve] auth-failure store answers again")
+    }
+    // A store that cannot tell the TTL yet (its window just started) gets the full window, as in `rateLimit`.
+    this.local.observe(address, count, ttlMs > 0 ? ttlMs : this.options.windowMs)
+  }
+
+  /** This process's own count goes on; the shared one misses this failure. Logged once per outage. */
+  private storeFailed(error: unknown): void {
+    if (!this.storeFailing) console.error("[queryserve] auth-failure store failed; counting in this process only", error)
+    this.storeFailing = true
+  }
+
+  /** Without an address there is nothing to count by: all such callers would share one count, and one guesser would lock out all. */
+  private noAddress(): void {
+    if (this.warnedNoAddress) return
+    this.warnedNoAddress = true
+    console.warn(
+      "[queryserve] authFailureLimit: a failed authentication without a client address is not counted " +
+        "(an in-process call, or the fetch handler without trustProxy behind a proxy that sets X-Forwarded-For)"
+    )
+  }
+}
+
+/**
+ * `authenticator` under `authFailureLimit` (as is without it): before the strategies run, an address
+ * that used up its failures gets 429; a failure they end in is counted. Strategies are only run for
+ * routes that authenticate, so public endpoints are neither checked nor counted.
+ */
+export const limitAuthFailures = (
+  authenticator: AuthenticatorService,
+  options: AuthFailureLimitOptions | undefined
+): AuthenticatorService => {
+  if (options === undefined) return authenticator
+  const guard = new AuthFailureGuard(options)
+  const counted = (request: ServeRequest, thrown: unknown): never => {
+    if (isAuthFailure(toServeError(thrown))) guard.failed(request)
+    throw thrown
+  }
+  return {
+    authenticate: (strategies, request, endpoint) => {
+      if (strategies.length === 0) return authenticator.authenticate(strategies, request, endpoint)
+      guard.admit(request)
+      let caller: ReturnType<AuthenticatorService["authenticate"]>
+      try {
+        caller = authenticator.authenticate(strategies, request, endpoint)
+      } catch (thrown) {
+        return counted(request, thrown)
+      }
+      return isPromiseLike(caller) ? Promise.resolve(caller).catch((thrown: unknown) => counted(request, thrown)) : caller
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import { isServeError, toServeError } from "../domain/errors.js"
+import type { HttpMethod, ServeRequest, ServeResponse } from "../domain/http.js"
+import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
+import { errorResponse, finishHeaders } from "./respond.js"
+
+/** What a static route answers; a ServeError it throws or rejects with is answered with its envelope. */
+export type StaticAnswer = Omit<ServeResponse, "headers"> & { readonly headers?: Record<string, string> }
+
+/** A route that is not an endpoint (docs page, OpenAPI document, static assets, metrics, the MCP endpoint). */
+export interface StaticRoute {
+  readonly method: HttpMethod
+  readonly path: string
+  /** `requestId` is the one the response carries in `X-Request-Id`. */
+  readonly respond: (request: ServeRequest, requestId: string) => MaybePromise<StaticAnswer>
+}
+
+const finish = (
+  answer: StaticAnswer,
+  request: ServeRequest,
+  requestId: string,
+  corsHeaders: Readonly<Record<string, string>> | undefined
+): ServeResponse => ({
+  status: answer.status,
+  headers: finishHeaders({ ...answer.headers }, requestId, corsHeaders, undefined),
+  body: request.method === "HEAD" ? null : answer.body,
+  ...(answer.compressed !== undefined ? { compressed: answer.compressed } : {})
+})
+
+const refuse = (
+  route: StaticRoute,
+  thrown: unknown,
+  requestId: string,
+  corsHeaders: Readonly<Record<string, string>> | undefined
+): ServeResponse => {
+  // A route's own refusals (401, 403) are answers; anything else is a fault nobody else will report.
+  if (!isServeError(thrown)) console.error(`[queryserve] ${route.method} ${route.path} failed`, thrown)
+  return errorResponse(toServeError(thrown), requestId, corsHeaders, undefined)
+}
+
+/** A static route's answer with the common headers; what it throws is answered like a pipeline error. Closures only on the async path. */
+export const answerStatic = (
+  route: StaticRoute,
+  request: ServeRequest,
+  requestId: string,
+  corsHeaders: Readonly<Record<string, string>> | undefined
+): MaybePromise<ServeResponse> => {
+  let answer: MaybePromise<StaticAnswer>
+  try {
+    answer = route.respond(request, requestId)
+  } catch (thrown) {
+    return refuse(route, thrown, requestId, corsHeaders)
+  }
+  if (!isPromiseLike(answer)) return finish(answer, request, requestId, corsHeaders)
+  return Promise.resolve(answer).then(
+    (settled) => finish(settled, request, requestId, corsHeaders),
+    (thrown: unknown) => refuse(route, thrown, requestId, corsHeaders)
+  )
+}

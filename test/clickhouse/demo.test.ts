@@ -1,0 +1,84 @@
+/**
+ * The demo on embedded ClickHouse: the ten endpoints served over chDB, each called for every
+ * tenant and checked against the same API over DuckDB and independent SQL on the same generated
+ * rows; and `DEMO_ENGINE=clickhouse npm start` as a user runs it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { DEMO_API_KEYS } from "../../examples/analytics/api.js"
+import { createDb } from "../../examples/analytics/sql.js"
+import { type EmbeddedClickHouse, openChdb } from "../../examples/clickhouse/chdb.js"
+import { clickHouseDriver } from "../../examples/clickhouse/clickhouse.js"
+import { ADMIN_KEY, type CrossCheck, itAnswersLikeDuckDb, prepareCrossCheck } from "../demo/support/crossCheck.js"
+import { type DemoProcess, startDemo } from "../demo/support/demoProcess.js"
+import { callApi } from "../demo/support/http.js"
+import { METRIC_CASES } from "../demo/support/references.js"
+import { findChdbForTests } from "../support/chdb.js"
+
+const ROWS = 20_000
+/** The started demo only shows that it starts and serves: the cross-check above compares the rows. */
+const STARTED_ROWS = 2_000
+const ENDPOINTS = [...new Set(Object.values(METRIC_CASES).map((metric) => metric.endpoint))]
+
+const available = findChdbForTests("the demo on ClickHouse") !== undefined
+
+describe.skipIf(!available)("the demo API over chDB answers as over DuckDB", () => {
+  let clickhouse: EmbeddedClickHouse
+  let check: CrossCheck
+
+  beforeAll(async () => {
+    clickhouse = await openChdb()
+    check = await prepareCrossCheck(clickhouse.target, createDb(clickHouseDriver(clickhouse.executor)), undefined, ROWS)
+  })
+
+  afterAll(async () => {
+    await check?.close()
+    await clickhouse?.executor.close()
+  })
+
+  it("serves all ten endpoints", () => {
+    expect(ENDPOINTS).toHaveLength(10)
+  })
+
+  itAnswersLikeDuckDb(ENDPOINTS, () => check)
+})
+
+describe.skipIf(!available)("DEMO_ENGINE=clickhouse npm start", () => {
+  let demo: DemoProcess
+
+  beforeAll(async () => {
+    demo = await startDemo(STARTED_ROWS, 90_000, { DEMO_ENGINE: "clickhouse" })
+  }, 120_000)
+
+  afterAll(() => demo?.stop("SIGKILL"))
+
+  it("prints the demo's banner, naming the engine", () => {
+    const output = demo.output()
+    expect(output).toMatch(/^\[demo\] orders: 2,000 rows \(\d+\.\ds\)$/m)
+    expect(output).toMatch(/^\[copy\] orders: 2,000 rows \(\d+\.\ds\)$/m)
+    expect(output).toMatch(/queryserve analytics demo: http:\/\/127\.0\.0\.1:\d+\/api\/analytics \(ClickHouse in process: chDB \d+\.\d+\.\d+, ClickHouse \d+\.\d+/)
+    for (const key of Object.keys(DEMO_API_KEYS)) expect(output).toMatch(new RegExp(`^  curl -s -H 'x-api-key: ${key}' '${demo.baseUrl}/\\w+`, "m"))
+    expect(demo.readyMs).toBeGreaterThan(0)
+  })
+
+  it("answers the printed commands", async () => {
+    const commands = [...demo.output().matchAll(/^  curl -s -H 'x-api-key: ([\w-]+)' '(\S+)'$/gm)]
+    expect(commands).toHaveLength(5)
+    for (const [line, key, url] of commands) {
+      const answer = await fetch(url!, { headers: { "x-api-key": key! } })
+      expect(answer.status, line).toBe(200)
+      expect((await answer.text()).length, line).toBeGreaterThan(10)
+    }
+  })
+
+  it("serves all ten endpoints and refuses a tenant key on the admin one", async () => {
+    const document = (await callApi(demo.baseUrl, "openapi.json")).json as { paths: Record<string, unknown> }
+    expect(Object.keys(document.paths).map((path) => path.slice("/api/analytics/".length)).sort()).toEqual([...ENDPOINTS].sort())
+    expect((await callApi(demo.baseUrl, "tenantsOverview", { key: ADMIN_KEY })).status).toBe(200)
+    expect((await callApi(demo.baseUrl, "tenantsOverview", { key: "demo-acme-key" })).status).toBe(403)
+  })
+
+  it("Ctrl-C (SIGINT) stops the server and closes chDB, exit code 0", async () => {
+    expect(await demo.stop("SIGINT")).toBe(0)
+    expect(demo.output()).toMatch(/\[demo\] SIGINT: stopping\n\[demo\] stopped\n$/)
+  })
+})
