@@ -1,6 +1,7 @@
 import type { ServeAuthContext } from "../domain/config.js"
 import { toErrorResponse } from "../domain/envelope.js"
 import type { HeaderMap, ServeRequest } from "../domain/http.js"
+import { TransportRequest } from "../domain/transportRequest.js"
 import { andThen, type MaybePromise } from "../domain/maybePromise.js"
 import { serializeJson } from "../pipeline/output.js"
 import type { ExecutionOutcome, PipelineService } from "../services/Pipeline.js"
@@ -48,6 +49,22 @@ class ToolRequest implements ServeRequest {
   }
 }
 
+const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({})
+
+/**
+ * The tool call's request when the MCP request came from queryserve's adapters: a TransportRequest
+ * too, so header reads keep the adapters' fast path (their names are lower-case: a miss is final,
+ * where any other request has every name compared on each miss). The signal is the MCP request's.
+ */
+class AdapterToolRequest extends TransportRequest {
+  constructor(private readonly outer: TransportRequest, method: string, path: string) {
+    super(method, path, NO_QUERY, outer.headers, undefined, outer.remoteAddress, outer.raw, undefined, outer.traceParent)
+  }
+  override get signal(): AbortSignal {
+    return this.outer.signal
+  }
+}
+
 /** A result's JSON text, and its value as that text reads back: BigInt (SQL drivers) becomes a number or a string, as over HTTP. */
 const toJson = (value: unknown): { readonly text: string; readonly value: unknown } => {
   try {
@@ -58,14 +75,37 @@ const toJson = (value: unknown): { readonly text: string; readonly value: unknow
   }
 }
 
-/** The outcome as a tool result: the JSON text, `structuredContent` with an output schema, or the ErrorEnvelope with `isError`. */
+/** The JSON of tool results made by `toToolResult`, so the answer puts it in instead of serializing the result again. */
+const encodedResults = new WeakMap<object, string>()
+
+/** The JSON of a tool result as it was made, or undefined for any other value. */
+export const encodedResult = (result: unknown): string | undefined =>
+  typeof result === "object" && result !== null ? encodedResults.get(result) : undefined
+
+/**
+ * The outcome as a tool result: the JSON text, `structuredContent` with an output schema, or the
+ * ErrorEnvelope with `isError`. A successful one is encoded here, its value serialized once for both.
+ */
 const toToolResult = (tool: McpTool, outcome: ExecutionOutcome): ToolResult => {
   if (!outcome.ok) return { content: [{ type: "text", text: JSON.stringify(toErrorResponse(outcome.error).envelope) }], isError: true }
   if (outcome.value === undefined) return { content: [] }
   const { text, value } = toJson(outcome.value)
   const content: ToolResult["content"] = [{ type: "text", text }]
-  if (tool.structured === "none") return { content }
-  return { content, structuredContent: tool.structured === "wrapped" ? { [RESULT_FIELD]: value } : (value as Record<string, unknown>) }
+  const textJson = `{"content":[{"type":"text","text":${JSON.stringify(text)}}]`
+  let result: ToolResult
+  let json: string
+  if (tool.structured === "none") {
+    result = { content }
+    json = `${textJson}}`
+  } else if (tool.structured === "wrapped") {
+    result = { content, structuredContent: { [RESULT_FIELD]: value } }
+    json = `${textJson},"structuredContent":{"${RESULT_FIELD}":${text}}}`
+  } else {
+    result = { content, structuredContent: value as Record<string, unknown> }
+    json = `${textJson},"structuredContent":${text}}`
+  }
+  encodedResults.set(result, json)
+  return result
 }
 
 const hasKeys = (args: Readonly<Record<string, unknown>>): boolean => {
@@ -84,7 +124,9 @@ const inputOf = (tool: McpTool, args: Readonly<Record<string, unknown>> | undefi
 
 export const makeToolHandlers = (pipeline: PipelineService, catalogue: ToolCatalogue): ToolHandlers => {
   const requestFor = (tool: McpTool, scope: McpScope): ServeRequest =>
-    new ToolRequest(scope.request, tool.plan.info.method, tool.plan.info.path)
+    scope.request instanceof TransportRequest
+      ? new AdapterToolRequest(scope.request, tool.plan.info.method, tool.plan.info.path)
+      : new ToolRequest(scope.request, tool.plan.info.method, tool.plan.info.path)
 
   const callerFor = (tool: McpTool, scope: McpScope, request: ServeRequest): MaybePromise<ServeAuthContext | null> => {
     if (tool.caller === "none") return null

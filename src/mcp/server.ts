@@ -1,11 +1,11 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js"
 import { getHeader, type ServeRequest } from "../domain/http.js"
 import { bodyText } from "../pipeline/input.js"
 import { serializeJson } from "../pipeline/output.js"
 import type { StaticAnswer } from "../services/Pipeline.js"
-import type { McpScope, ToolHandlers } from "./handlers.js"
+import { encodedResult, type McpScope, type ToolHandlers, type ToolResult } from "./handlers.js"
 
 /** The SDK modules MCP needs, loaded on the first MCP request: an API without `mcp` never loads them. */
 const loadSdk = () =>
@@ -37,6 +37,8 @@ class DirectTransport implements Transport {
   onclose?: () => void
   onerror?: (error: Error) => void
   private respond: ((message: JSONRPCMessage) => void) | undefined = undefined
+  /** Where a request goes instead of `onmessage`, when the Server can take it as a request at once. */
+  receive: ((message: JSONRPCRequest) => void) | undefined = undefined
 
   start(): Promise<void> {
     return Promise.resolve()
@@ -53,12 +55,26 @@ class DirectTransport implements Transport {
     return Promise.resolve()
   }
 
-  request(message: JSONRPCMessage): Promise<JSONRPCMessage> {
+  request(message: JSONRPCRequest): Promise<JSONRPCMessage> {
     return new Promise((resolve) => {
       this.respond = resolve
-      this.onmessage?.(message)
+      if (this.receive === undefined) this.onmessage?.(message)
+      else this.receive(message)
     })
   }
+}
+
+/**
+ * The Server's own request handling (dispatch, cancellation, the JSON-RPC response or error), entered
+ * with a message already known to be a request. `onmessage` would first try the message against the
+ * SDK's response, error and request schemas, three zod parses that cost more than the rest of the
+ * Server's work on a call. It is the SDK's internal method: when a version of the SDK has it no
+ * more, requests take `onmessage` as before.
+ */
+const requestReceiver = (server: Server): ((message: JSONRPCRequest) => void) | undefined => {
+  const internal: { _onrequest?: unknown } = server as unknown as { _onrequest?: unknown }
+  const onrequest = internal._onrequest
+  return typeof onrequest === "function" ? (message) => void onrequest.call(server, message, undefined) : undefined
 }
 
 /** A Server with the scope of the request it answers. */
@@ -74,6 +90,37 @@ const MAX_IDLE = 64
 const TRANSPORT_HEADERS = ["accept", "content-type", "mcp-protocol-version", "mcp-session-id"] as const
 
 const JSON_ANSWER_HEADERS = { "content-type": "application/json" } as const
+
+/** The SDK's answer to a method it has no handler for (its own words, without McpError's prefix). */
+const METHOD_NOT_FOUND = Object.assign(new Error("Method not found"), { code: -32601 })
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"])
+
+/**
+ * A request of the common shape, which the SDK's JSON-RPC request schema accepts as it is: checked
+ * without a schema parse. Anything else (a `_meta`, an odd id) is left to that schema.
+ */
+const isPlainRequest = (message: Record<string, unknown>): message is JSONRPCRequest => {
+  const { id, method, params } = message
+  if (message["jsonrpc"] !== "2.0" || typeof method !== "string") return false
+  if (typeof id !== "string" && !Number.isSafeInteger(id)) return false
+  if (params !== undefined && (!isRecord(params) || Object.getPrototypeOf(params) !== Object.prototype || "_meta" in params)) return false
+  for (const key in message) if (!REQUEST_KEYS.has(key)) return false
+  return Object.getPrototypeOf(message) === Object.prototype
+}
+
+/**
+ * The response's JSON. A tool result was encoded when it was made (its value once, as text and as
+ * `structuredContent`): it is put in as it is rather than serialized again.
+ */
+const encodeResponse = (response: JSONRPCMessage): string => {
+  const encoded = "result" in response ? encodedResult(response.result) : undefined
+  if (encoded === undefined || !("id" in response)) return serializeJson(response)
+  return `{"result":${encoded},"jsonrpc":"2.0","id":${JSON.stringify(response.id)}}`
+}
 
 const toAnswer = async (response: Response): Promise<StaticAnswer> => {
   const headers: Record<string, string> = {}
@@ -112,20 +159,37 @@ export class McpServerPool {
     return (sdk ??= loadSdk()).then((loaded) => new McpServerPool(loaded, info, handlers, path))
   }
 
+  /**
+   * The tools answer as the Server's fallback handler rather than through `setRequestHandler`: that
+   * would parse every `tools/call` with the SDK's zod schemas twice and copy its result through a third
+   * parse (about a fifth of a call's CPU). The Server still reads, dispatches and answers the
+   * messages; the parameters are checked here, and the results are built to MCP's types.
+   */
   private makeServer(scope: () => McpScope): Server {
-    const { Server: ServerClass, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = this.sdk
+    const { Server: ServerClass } = this.sdk
     const server = new ServerClass(
       { name: this.info.name, version: this.info.version },
       { capabilities: { tools: { listChanged: false } }, instructions: this.info.instructions, jsonSchemaValidator: this.validator }
     )
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...await this.handlers.list(scope())] }))
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
-      const { name, arguments: args } = request.params
-      const result = this.handlers.call(scope(), name, args)
-      if (result === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
-      return result
-    })
+    server.fallbackRequestHandler = (request) => {
+      if (request.method === "tools/call") return this.callTool(scope(), request.params)
+      if (request.method === "tools/list") return this.handlers.list(scope()).then((tools) => ({ tools: [...tools] }))
+      return Promise.reject(METHOD_NOT_FOUND)
+    }
     return server
+  }
+
+  private callTool(scope: McpScope, params: JSONRPCRequest["params"]): Promise<ToolResult> {
+    const { McpError, ErrorCode } = this.sdk
+    const name = params?.["name"]
+    const args = params?.["arguments"]
+    if (typeof name !== "string") return Promise.reject(new McpError(ErrorCode.InvalidParams, "Invalid tools/call request: name must be a string"))
+    if (args !== undefined && !isRecord(args)) {
+      return Promise.reject(new McpError(ErrorCode.InvalidParams, "Invalid tools/call request: arguments must be an object"))
+    }
+    const result = this.handlers.call(scope, name, args)
+    if (result === undefined) return Promise.reject(new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`))
+    return Promise.resolve(result)
   }
 
   private openSession(): Session {
@@ -135,29 +199,32 @@ export class McpServerPool {
       return session.scope
     }
     // Connecting to a DirectTransport settles at once (its start does nothing).
-    void this.makeServer(scope).connect(session.transport)
+    const server = this.makeServer(scope)
+    void server.connect(session.transport)
+    session.transport.receive = requestReceiver(server)
     return session
   }
 
   /** The JSON-RPC request the direct path may answer, or undefined when the SDK's transport must. */
-  private directRequest(request: ServeRequest, message: unknown): JSONRPCMessage | undefined {
+  private directRequest(request: ServeRequest, message: unknown): JSONRPCRequest | undefined {
     const { JSONRPCRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, isJsonContentType } = this.sdk
     const accept = getHeader(request, "accept")
     if (accept === undefined || !accept.includes("application/json") || !accept.includes("text/event-stream")) return undefined
     if (!isJsonContentType(getHeader(request, "content-type"))) return undefined
     const version = getHeader(request, "mcp-protocol-version")
     if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined
-    if (typeof message !== "object" || message === null || Array.isArray(message)) return undefined
+    if (!isRecord(message)) return undefined
+    if (isPlainRequest(message)) return message.method === "initialize" ? undefined : message
     const parsed = JSONRPCRequestSchema.safeParse(message)
     return parsed.success && parsed.data.method !== "initialize" ? parsed.data : undefined
   }
 
-  private async answerDirectly(message: JSONRPCMessage, scope: McpScope): Promise<StaticAnswer> {
+  private async answerDirectly(message: JSONRPCRequest, scope: McpScope): Promise<StaticAnswer> {
     const session = this.idle.pop() ?? this.openSession()
     session.scope = scope
     try {
       const response = await session.transport.request(message)
-      return { status: 200, headers: { ...JSON_ANSWER_HEADERS }, body: serializeJson(response) }
+      return { status: 200, headers: { ...JSON_ANSWER_HEADERS }, body: encodeResponse(response) }
     } finally {
       session.scope = undefined
       if (this.idle.length < MAX_IDLE) this.idle.push(session)

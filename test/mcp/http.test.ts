@@ -71,6 +71,21 @@ describe("the MCP endpoint over HTTP", () => {
     })
   })
 
+  it("answers malformed tools/call parameters with -32602, and takes requests with _meta or string ids like any other", async () => {
+    const { api } = makeApi()
+    const key = keyHeader(KEYS.globex)
+    for (const params of [{ arguments: {} }, { name: 7 }, { name: "total", arguments: [1] }, { name: "total", arguments: "x" }]) {
+      const answer = await mcpPost(api.handler, rpc("tools/call", params, 3), key)
+      expect(answer.status).toBe(200)
+      expect(answer.json).toMatchObject({ jsonrpc: "2.0", id: 3, error: { code: -32602, message: expect.stringMatching(/Invalid tools\/call request/) } })
+    }
+    const expected = { content: [{ type: "text", text: '{"tenant":"globex","amount":1065}' }], structuredContent: { tenant: "globex", amount: 1065 } }
+    const withMeta = await mcpPost(api.handler, rpc("tools/call", { name: "total", arguments: {}, _meta: { progressToken: "p" } }, "call-1"), key)
+    expect(withMeta.json).toEqual({ jsonrpc: "2.0", id: "call-1", result: expected })
+    // Not a JSON-RPC request (a fractional id): the SDK's transport refuses it.
+    expect((await mcpPost(api.handler, rpc("tools/call", { name: "total" }, 1.5), key)).json.error.code).toBe(-32700)
+  })
+
   it("refuses browser pages of foreign origins (DNS rebinding), unless CORS allows them or both sides are loopback", async () => {
     const { api } = makeApi()
     const key = keyHeader(KEYS.acme)

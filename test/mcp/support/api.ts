@@ -125,7 +125,7 @@ export const MCP = "/api/analytics/mcp"
 export const STREAMABLE = { "content-type": "application/json", accept: "application/json, text/event-stream" }
 
 /** A JSON-RPC request; a notification with `id` null. */
-export const rpc = (method: string, params?: Record<string, unknown>, id: number | null = 1) =>
+export const rpc = (method: string, params?: Record<string, unknown>, id: number | string | null = 1) =>
   ({ jsonrpc: "2.0", ...(id === null ? {} : { id }), method, ...(params === undefined ? {} : { params }) })
 
 /** One MCP HTTP request through the handler, as an adapter hands it over. */
