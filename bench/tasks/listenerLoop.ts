@@ -1,0 +1,110 @@
+/**
+ * node:http without sockets: each server (raw node:http and queryserve setups, the latter through
+ * their own `start()`) is handed one in-memory connection (`server.emit("connection", duplex)`),
+ * and the fixture's request is written into it one at a time. node:http parses it, builds
+ * IncomingMessage/ServerResponse and writes the answer as it does on a socket; only the kernel's
+ * loopback work is missing. It prints the CPU µs per request of each server, interleaved rounds,
+ * median and best round, and the difference to raw: the part of the bench's "server CPU µs/req"
+ * that is queryserve's own, measured in one process instead of across processes on a busy box.
+ *   npm run build && TSX_TSCONFIG_PATH=bench/tsconfig.json node --import tsx bench/tasks/listenerLoop.ts [get|post]
+ * SETUPS (default raw,bare,full), N requests per round (default 5000), ROUNDS (default 10).
+ */
+import { createServer, type Server } from "node:http";
+import { Duplex } from "node:stream";
+import { API_KEY, API_KEY_HEADER, GET_URL_PATH, POST_BODY, POST_PATH } from "../lib/fixture.js";
+import { defineSetup, type Setup } from "../lib/queryserve.js";
+import { rawListener } from "../lib/rawListener.js";
+
+const SETUP_NAMES: ReadonlyArray<string> = ["raw", "bare", "full", "full-log"];
+
+/** One keep-alive connection: `request` writes a request and resolves once its whole 200 answer came back. */
+class MemoryConnection extends Duplex {
+  private received = "";
+  private answered: (() => void) | undefined = undefined;
+
+  override _read(): void {}
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
+    this.receive(chunk.toString("latin1"));
+    callback();
+  }
+
+  override _writev(chunks: Array<{ chunk: Buffer }>, callback: () => void): void {
+    for (const { chunk } of chunks) this.receive(chunk.toString("latin1"));
+    callback();
+  }
+
+  request(bytes: string): Promise<void> {
+    return new Promise((resolve) => {
+      this.answered = resolve;
+      this.push(bytes);
+    });
+  }
+
+  private receive(text: string): void {
+    this.received += text;
+    const headEnd = this.received.indexOf("\r\n\r\n");
+    if (headEnd === -1) return;
+    const length = /\r\ncontent-length: (\d+)/i.exec(this.received.slice(0, headEnd));
+    if (length === null) throw new Error(`an answer without content-length: ${this.received}`);
+    const total = headEnd + 4 + Number(length[1]);
+    if (this.received.length < total) return;
+    if (!this.received.startsWith("HTTP/1.1 200 ")) throw new Error(`expected a 200: ${this.received.slice(0, total)}`);
+    this.received = this.received.slice(total);
+    const answered = this.answered;
+    this.answered = undefined;
+    answered?.();
+  }
+}
+
+const post = process.argv[2] === "post";
+const requestBytes = post
+  ? `POST ${POST_PATH} HTTP/1.1\r\nhost: 127.0.0.1\r\n${API_KEY_HEADER}: ${API_KEY}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(POST_BODY)}\r\n\r\n${POST_BODY}`
+  : `GET ${GET_URL_PATH} HTTP/1.1\r\nhost: 127.0.0.1\r\n${API_KEY_HEADER}: ${API_KEY}\r\n\r\n`;
+const names = (process.env["SETUPS"] ?? "raw,bare,full").split(",").map((name) => name.trim());
+const perRound = Number(process.env["N"] ?? "5000");
+const rounds = Number(process.env["ROUNDS"] ?? "10");
+
+const serverOf = async (name: string): Promise<Server> => {
+  if (!SETUP_NAMES.includes(name)) throw new Error(`unknown setup ${name} (${SETUP_NAMES.join(", ")})`);
+  if (name === "raw") return createServer(rawListener);
+  // The setup's own server, with its options; it also listens on a loopback port nobody uses.
+  const running = await defineSetup(name as Setup).start({ port: 0, hostname: "127.0.0.1", handleSignals: false });
+  if (running.server === undefined) throw new Error("no server in this process");
+  return running.server;
+};
+
+const peers: Array<{ name: string; server: Server; connection: MemoryConnection; us: number[] }> = [];
+for (const name of names) {
+  const server = await serverOf(name);
+  const connection = new MemoryConnection();
+  server.emit("connection", connection);
+  peers.push({ name, server, connection, us: [] });
+}
+
+const run = async (connection: MemoryConnection, n: number): Promise<number> => {
+  const before = process.cpuUsage();
+  for (let i = 0; i < n; i++) await connection.request(requestBytes);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / n;
+};
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return (sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2;
+};
+
+for (const peer of peers) await run(peer.connection, perRound); // warm-up
+for (let round = 0; round < rounds; round++) {
+  for (const peer of round % 2 === 0 ? peers : [...peers].reverse()) peer.us.push(await run(peer.connection, perRound));
+}
+const base = peers.find((peer) => peer.name === "raw");
+for (const { name, us } of peers) {
+  const versus = base === undefined || name === "raw"
+    ? ""
+    : `  queryserve's own: +${(median(us) - median(base.us)).toFixed(1)} µs (median), +${(Math.min(...us) - Math.min(...base.us)).toFixed(1)} µs (best)`;
+  // stdout directly: with QS_LOG_MODE=json the full-log setup sends console.log to its sink.
+  process.stdout.write(`${post ? "POST" : "GET"} ${name.padEnd(9)} ${median(us).toFixed(1).padStart(5)} µs/req median, ${Math.min(...us).toFixed(1).padStart(5)} best${versus}\n`);
+}
+for (const { connection } of peers) connection.destroy();
+process.exit(0);
