@@ -254,6 +254,19 @@ describe("result cache: the stages around it", () => {
     expect(runs.count).toBe(1)
   })
 
+  it("hands onRequestEnd a hit's result as a fresh value on each read", async () => {
+    const results: Array<unknown> = []
+    const api = defineServe({
+      resultCache: true,
+      hooks: { onRequestEnd: (event) => void results.push(event.result, event.result, { ...event }.result) },
+      queries: { rows: { cacheTtlMs: 60_000, query: () => [{ a: 1 }] } }
+    })
+    await api.handler(get("rows"))
+    await api.handler(get("rows"))
+    expect(results).toEqual(Array.from({ length: 6 }, () => [{ a: 1 }]))
+    expect(results[3]).not.toBe(results[4])
+  })
+
   it("reports cacheHit on completed events and in both log formats, and the value as result", async () => {
     const events: Array<ServeQueryEvent> = []
     const log = vi.spyOn(console, "log").mockImplementation(() => {})
@@ -273,6 +286,12 @@ describe("result cache: the stages around it", () => {
       const completed = events.filter((event) => event.status === "completed")
       expect(completed.map((event) => [event.endpointKey, event.cacheHit])).toEqual([["rows", false], ["rows", true], ["plain", undefined]])
       expect(completed[1]!.result).toEqual([{ a: 1 }])
+      // A hit's result is parsed from the stored JSON on each read: a fresh value, where a miss's result sits, seen by copies and JSON.
+      const [miss, hit] = [completed[0]!, completed[1]!]
+      expect(hit.result).not.toBe(hit.result)
+      expect(Object.keys(hit)).toEqual(Object.keys(miss))
+      expect({ ...hit }.result).toEqual([{ a: 1 }])
+      expect(JSON.parse(JSON.stringify(hit)).result).toEqual([{ a: 1 }])
       expect(events.filter((event) => event.status === "started").every((event) => !("cacheHit" in event))).toBe(true)
       const lines = log.mock.calls.map((call) => String(call[0]))
       expect(lines.slice(0, 3).map((line) => line.replace(/\(\d+ms/, "(Nms"))).toEqual([
