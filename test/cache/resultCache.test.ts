@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import fc from "fast-check"
 import {
   defineServe,
   makeTestResultCacheStore,
@@ -59,6 +60,25 @@ describe("result cache: hits and misses", () => {
     // An absent field and an undefined one are the same input, as in JSON.
     await api.execute("echo", { input: { a: undefined } })
     expect(runs).toBe(inputs.length)
+  })
+
+  it("shares an entry between two inputs exactly when their texts and keys are equal, whatever characters they hold (property)", async () => {
+    let runs = 0
+    const api = defineServe({ resultCache: true, queries: { echo: { cacheTtlMs: 60_000, query: () => ++runs } } })
+    // Quotes, backslashes, control characters, colons, lone and paired surrogates, keys in any order.
+    const text = fc.oneof(fc.string({ unit: "binary" }), fc.constantFrom("", ":", "a:b", "\"", "\\", "\u0000", "\ud800", "😀", "\u003a"))
+    const input = fc.dictionary(fc.constantFrom("a", "b", "c:d", "é"), text, { maxKeys: 3 })
+    await fc.assert(
+      fc.asyncProperty(input, input, async (x, y) => {
+        await api.cache.invalidate()
+        const before = runs
+        await api.execute("echo", { input: x })
+        await api.execute("echo", { input: y })
+        const same = JSON.stringify(Object.entries(x).sort()) === JSON.stringify(Object.entries(y).sort())
+        expect(runs - before).toBe(same ? 1 : 2)
+      }),
+      { numRuns: 150 }
+    )
   })
 
   it("gives JSON, CSV and NDJSON answers from one entry, byte for byte what the uncached endpoint answers", async () => {
