@@ -8,7 +8,10 @@ declare const keys: Map<string, { tenantId: string; roles: Array<string> }>
 const { query, define } = initServe({
   context: () => ({ db }),                                   // merged into every handler's ctx
   auth: apiKeyAuth({ header: "x-api-key", validate: (key) => keys.get(key) ?? null }),
-  tenant: { extract: (auth) => auth?.tenantId, column: "tenant_id", mode: "auto-inject" }
+  tenant: { extract: (auth) => auth?.tenantId, column: "tenant_id", mode: "auto-inject" },
+  resultCache: true,                                         // results kept per tenant and input
+  metrics: { roles: ["admin"] },                             // Prometheus text at /api/analytics/metrics
+  mcp: true                                                  // every endpoint a tool at /api/analytics/mcp
 })
 
 const api = define({
