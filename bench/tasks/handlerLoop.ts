@@ -5,6 +5,11 @@
  * pipeline changes on a busy box (`node --cpu-prof` on it shows only queryserve's own frames):
  *   npm run build && TSX_TSCONFIG_PATH=bench/tsconfig.json node --import tsx bench/tasks/handlerLoop.ts full [post]
  * SETUP: bare | full | full-log | full-metrics (default full); CALLS (default 500000).
+ * YIELD_EVERY=n lets the event loop turn (setImmediate) after every n calls, as a server's does
+ * between requests: what is scheduled meanwhile runs (prom-client's GC and event-loop-delay
+ * observers, timers), and per-request costs that one synchronous stretch hides show up. With
+ * YIELD_EVERY=100 every setup costs ~0.5 µs more per call (the turns themselves), and full-metrics
+ * came closer to what it costs over HTTP (docs/metrics.md, "Cost").
  */
 import { API_KEY, API_KEY_HEADER, GET_PATH, POST_BODY, POST_PATH } from "../lib/fixture.js";
 import type { ServeRequest } from "queryserve";
@@ -21,20 +26,25 @@ const request: ServeRequest = post
   ? { method: "POST", path: POST_PATH, query: {}, headers, body: POST_BODY }
   : { method: "GET", path: GET_PATH, query: { region: "eu" }, headers };
 
-const run = (n: number): number => {
+/** Calls between two turns of the event loop; YIELD_EVERY=0 runs the calls in one synchronous stretch. */
+const yieldEvery = Number(process.env["YIELD_EVERY"] ?? "0");
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+const run = async (n: number): Promise<number> => {
   let bytes = 0;
   for (let i = 0; i < n; i++) {
     const answer = handler(request);
     if (answer instanceof Promise || !("status" in answer) || answer.status !== 200) throw new Error("expected a synchronous 200");
     bytes += answer.body?.length ?? 0;
+    if (yieldEvery > 0 && i % yieldEvery === yieldEvery - 1) await turn();
   }
   return bytes;
 };
 
 // prom-client loads asynchronously; a synchronous loop would never let it: one scrape waits for it.
 if (setup === "full-metrics") await handler({ method: "GET", path: "/api/analytics/metrics", headers });
-run(Math.min(calls, 50_000));
+await run(Math.min(calls, 50_000));
 const before = process.cpuUsage();
-run(calls);
+await run(calls);
 const used = process.cpuUsage(before);
 console.log(`${setup}${post ? " POST" : ""}: ${((used.user + used.system) / calls).toFixed(2)} CPU µs per handle()`);

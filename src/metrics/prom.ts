@@ -1,9 +1,10 @@
 import cluster from "node:cluster"
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client"
+import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client"
 import { isQueryserveWorker } from "../adapters/cluster.js"
 import type { ServeQueryEvent } from "../domain/event.js"
 import { answerWorkers, askPrimary, shareWithPrimary } from "./cluster.js"
 import type { ClosableMetrics } from "./deferred.js"
+import { type DurationCounts, DurationHistogram } from "./histogram.js"
 
 type Labels = Record<string, string>
 
@@ -30,11 +31,13 @@ class EndpointSeries {
   readonly rateLimited: Tally
   readonly hit: Tally
   readonly miss: Tally
+  readonly durations: DurationCounts
   /** method → status → tally */
   private readonly requests = new Map<string, Map<number, Tally>>()
 
-  constructor(private readonly key: string, private readonly requestTallies: Array<Tally>) {
+  constructor(private readonly key: string, private readonly requestTallies: Array<Tally>, histogram: DurationHistogram) {
     this.endpoint = { endpoint: key }
+    this.durations = histogram.countsFor(key)
     this.rateLimited = new Tally(this.endpoint)
     this.hit = new Tally({ endpoint: key, result: "hit" })
     this.miss = new Tally({ endpoint: key, result: "miss" })
@@ -78,13 +81,13 @@ export const makePromMetrics = (buckets: ReadonlyArray<number>): ClosableMetrics
       for (const tally of requestTallies) tally.flushInto(this)
     }
   })
-  const duration = new Histogram({
-    name: "queryserve_request_duration_seconds",
-    help: "Time from routing to the answer, per endpoint.",
-    labelNames: ["endpoint"],
-    buckets: [...buckets],
-    registers
-  })
+  const duration = new DurationHistogram(
+    "queryserve_request_duration_seconds",
+    "Time from routing to the answer, per endpoint.",
+    buckets,
+    registers,
+    () => Array.from(series.values(), (endpoint) => endpoint.durations)
+  )
   new Counter({
     name: "queryserve_result_cache_total",
     help: "Lookups in the result cache per endpoint: result hit or miss.",
@@ -119,7 +122,7 @@ export const makePromMetrics = (buckets: ReadonlyArray<number>): ClosableMetrics
 
   const seriesOf = (key: string): EndpointSeries => {
     let found = series.get(key)
-    if (found === undefined) series.set(key, (found = new EndpointSeries(key, requestTallies)))
+    if (found === undefined) series.set(key, (found = new EndpointSeries(key, requestTallies, duration)))
     return found
   }
 
@@ -133,7 +136,7 @@ export const makePromMetrics = (buckets: ReadonlyArray<number>): ClosableMetrics
     const endpoint = seriesOf(event.endpointKey)
     const status = event.responseStatus ?? (event.status === "error" ? 500 : 200)
     endpoint.request(event.method, status).pending++
-    duration.observe(endpoint.endpoint, (event.durationMs ?? 0) / 1000)
+    endpoint.durations.observe((event.durationMs ?? 0) / 1000)
     if (status === 429) endpoint.rateLimited.pending++
     if (event.cacheHit !== undefined) (event.cacheHit ? endpoint.hit : endpoint.miss).pending++
   }

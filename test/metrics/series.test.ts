@@ -5,6 +5,7 @@
  */
 import { Schema } from "effect"
 import { apiKeyAuth, defineServe, rateLimit, type ServeRequest } from "queryserve"
+import { Histogram, Registry } from "prom-client"
 import { describe, expect, it } from "vitest"
 import { type Exposition, parseExposition, samplesOf, valueOf } from "../support/prometheus.js"
 
@@ -155,6 +156,31 @@ describe("metrics: true", () => {
     const waited = valueOf(metrics, "queryserve_request_duration_seconds_sum", { endpoint: "wait" })!
     expect(waited).toBeGreaterThanOrEqual(0.1)
     expect(waited).toBeLessThan(5)
+    await api.dispose()
+  })
+
+  it("writes the duration histogram exactly as prom-client's own Histogram writes the same observations", async () => {
+    const buckets = [0.005, 0.05, 0.5]
+    const api = defineServe({ queries: { a: () => ({}), b: () => ({}) }, metrics: { buckets, public: true } })
+    const registry = new Registry()
+    const reference = new Histogram({
+      name: "queryserve_request_duration_seconds",
+      help: "Time from routing to the answer, per endpoint.",
+      labelNames: ["endpoint"],
+      buckets,
+      registers: [registry]
+    })
+    // On a bound, between bounds, past the last one: each endpoint in the order first seen.
+    const observations: Array<[string, number]> = [["b", 5], ["a", 0.5], ["b", 50], ["a", 3], ["a", 5000], ["b", 5]]
+    for (const [endpoint, durationMs] of observations) {
+      api.queryLogger.emit({ requestId: "r", endpointKey: endpoint, path: `/api/analytics/${endpoint}`, method: "GET", status: "completed", startTime: 0, durationMs, responseStatus: 200 })
+      reference.observe({ endpoint }, durationMs / 1000)
+    }
+    const histogramLines = (text: string) => text.split("\n").filter((line) => line.startsWith("queryserve_request_duration_seconds"))
+    const served = (await api.handler(request("GET", "metrics", {}, {}))).body!
+    const expected = histogramLines(await registry.metrics())
+    expect(expected.length).toBe(2 * (buckets.length + 3))
+    expect(histogramLines(served)).toEqual(expected)
     await api.dispose()
   })
 
