@@ -6,7 +6,6 @@ const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 
 
 /** node:crypto's SHA-256, native: the Node entry's. */
 export const nodeSha256: Sha256 = {
-  bytes: (text) => crypto.createHash("sha256").update(text).digest(),
   base64url: (text) =>
     oneShot !== undefined ? oneShot("sha256", text, "base64url") : crypto.createHash("sha256").update(text).digest("base64url"),
   native: true

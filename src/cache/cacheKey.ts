@@ -25,17 +25,28 @@ const writeList = (values: ReadonlyArray<unknown>, depth: number): string => {
   return out
 }
 
+/** Texts JSON writes as they are between quotes (no quote, backslash, control character or surrogate), and holding no `:`. */
+const PLAIN_TEXT = /^[^"\\\u0000-\u001f:\ud800-\udfff]*$/
+
 /** A JSON string literal with `:` written as its escape `\u003a`: canonical texts hold no `:`, so a key's parts never run into each other. */
 const quote = (text: string): string => {
+  if (PLAIN_TEXT.test(text)) return `"${text}"`
   const literal = JSON.stringify(text)
   return literal.includes(":") ? literal.replaceAll(":", "\\u003a") : literal
+}
+
+/** The keys of `record` in sorted order; sorted already in the usual case (a decoded input of sorted fields), then not sorted again. */
+const sortedKeys = (record: object): Array<string> => {
+  const keys = Object.keys(record)
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return keys.sort()
+  return keys
 }
 
 const writeObject = (value: object, depth: number): string => {
   const record = value as Readonly<Record<string, unknown>>
   let out = "{"
   let first = true
-  for (const key of Object.keys(record).sort()) {
+  for (const key of sortedKeys(record)) {
     const field = record[key]
     // As in JSON: an undefined or function-valued field is no field.
     if (field === undefined || typeof field === "function" || typeof field === "symbol") continue

@@ -1,20 +1,18 @@
 import { base64url, sha256 } from "./sha256.js"
 
 /**
- * SHA-256 as the runtime does it best. Every hash queryserve takes (ETags, API-key digests, result
- * cache keys) goes through here, and gives the same digest whichever implementation runs.
+ * SHA-256 as the runtime does it best. Every hash queryserve takes (ETags, result cache keys) goes
+ * through here, and gives the same digest whichever implementation runs.
  */
 export interface Sha256 {
-  /** The digest of the UTF-8 bytes of `text`. */
-  readonly bytes: (text: string) => Uint8Array
-  /** The same, unpadded base64url. */
+  /** The digest of the UTF-8 bytes of `text`, unpadded base64url. */
   readonly base64url: (text: string) => string
   /** Native code, fast for long texts too: no need to hand long ones to Web Crypto. */
   readonly native: boolean
 }
 
 /** The TypeScript SHA-256: what the web build uses; the Node entry provides node:crypto's. */
-const portable: Sha256 = { bytes: sha256, base64url: (text) => base64url(sha256(text)), native: false }
+const portable: Sha256 = { base64url: (text) => base64url(sha256(text)), native: false }
 
 let current: Sha256 = portable
 

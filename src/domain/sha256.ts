@@ -1,6 +1,6 @@
 /**
  * SHA-256 (FIPS 180-4) in plain TypeScript, synchronous. Web Crypto's `digest` is asynchronous, and
- * the hot path (an ETag over every cached answer, an API key looked up in constant time) must stay
+ * the hot path (an ETag over every cached answer, a result cache key) must stay
  * synchronous and free of `node:crypto` so it runs on every runtime. For the short texts it sees
  * there it is as fast as node:crypto (no native call, no hash object per call).
  */
@@ -116,12 +116,4 @@ export const base64url = (bytes: Uint8Array): string => {
     text += BASE64URL[n >>> 18]! + BASE64URL[(n >>> 12) & 63]! + (rest === 2 ? BASE64URL[(n >>> 6) & 63]! : "")
   }
   return text
-}
-
-/** Whether two digests are equal, in time that does not depend on where they differ. */
-export const digestsEqual = (a: Uint8Array, b: Uint8Array): boolean => {
-  if (a.length !== b.length) return false
-  let difference = 0
-  for (let i = 0; i < a.length; i++) difference |= a[i]! ^ b[i]!
-  return difference === 0
 }

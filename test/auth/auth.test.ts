@@ -155,6 +155,17 @@ describe("apiKeyAuth", () => {
       expect(response.status).toBe(401)
     }
   })
+
+  it("refuses the keys a cycled or padded comparison could confuse with a valid one, and accepts a key beyond Latin-1 exactly", async () => {
+    const wide: Record<string, ServeAuthContext> = { "ключ-1": { tenantId: "wide" }, ab: { tenantId: "short" } }
+    const api = defineServe({ auth: apiKeyAuth({ keys: { ...tenants, ...wide } }), queries: { me: whoAmI } })
+    const status = async (key: string) => (await api.handler(get("me", { "x-api-key": key }))).status
+    // Twice a valid key, a valid key and a character whose code is 0 past its end, one character off at the end.
+    for (const key of ["abab", "key-acmekey-acme", "ab\u0000", "a", "key-acmf", "ключ-2", "ключ-1 "]) expect(await status(key)).toBe(401)
+    expect(await status("ab")).toBe(200)
+    expect(await status("ключ-1")).toBe(200)
+    expect(await status("key-acme")).toBe(200)
+  })
 })
 
 describe("guards", () => {

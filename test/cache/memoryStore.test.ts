@@ -34,6 +34,16 @@ describe("memory result cache store", () => {
     expect(store.stats().entries).toBe(3)
   })
 
+  it("moves an entry to the back on every hit that follows a use of another entry", () => {
+    const store = makeMemoryResultCacheStore({ maxEntries: 3 })
+    for (const id of ["a", "b", "c"]) store.set(key(id), new StoredResult(`"${id}"`), 60_000)
+    // Order of use: c, b, a (a run of hits on a moves it once; the hit after b's moves it again).
+    for (const id of ["a", "a", "b", "a"]) store.get(key(id))
+    store.set(key("d"), new StoredResult('"d"'), 60_000)
+    store.set(key("e"), new StoredResult('"e"'), 60_000)
+    expect(["a", "b", "c", "d", "e"].map((id) => store.get(key(id)) !== undefined)).toEqual([true, false, false, true, true])
+  })
+
   it("stays within maxBytes, counting each entry's strings and a fixed overhead, and keeps nothing larger than the bound", () => {
     const maxBytes = 10_000
     const store = makeMemoryResultCacheStore({ maxBytes })

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import fc from "fast-check"
 import {
   defineServe,
   makeTestResultCacheStore,
@@ -59,6 +60,25 @@ describe("result cache: hits and misses", () => {
     // An absent field and an undefined one are the same input, as in JSON.
     await api.execute("echo", { input: { a: undefined } })
     expect(runs).toBe(inputs.length)
+  })
+
+  it("shares an entry between two inputs exactly when their texts and keys are equal, whatever characters they hold (property)", async () => {
+    let runs = 0
+    const api = defineServe({ resultCache: true, queries: { echo: { cacheTtlMs: 60_000, query: () => ++runs } } })
+    // Quotes, backslashes, control characters, colons, lone and paired surrogates, keys in any order.
+    const text = fc.oneof(fc.string({ unit: "binary" }), fc.constantFrom("", ":", "a:b", "\"", "\\", "\u0000", "\ud800", "😀", "\u003a"))
+    const input = fc.dictionary(fc.constantFrom("a", "b", "c:d", "é"), text, { maxKeys: 3 })
+    await fc.assert(
+      fc.asyncProperty(input, input, async (x, y) => {
+        await api.cache.invalidate()
+        const before = runs
+        await api.execute("echo", { input: x })
+        await api.execute("echo", { input: y })
+        const same = JSON.stringify(Object.entries(x).sort()) === JSON.stringify(Object.entries(y).sort())
+        expect(runs - before).toBe(same ? 1 : 2)
+      }),
+      { numRuns: 150 }
+    )
   })
 
   it("gives JSON, CSV and NDJSON answers from one entry, byte for byte what the uncached endpoint answers", async () => {
@@ -254,6 +274,19 @@ describe("result cache: the stages around it", () => {
     expect(runs.count).toBe(1)
   })
 
+  it("hands onRequestEnd a hit's result as a fresh value on each read", async () => {
+    const results: Array<unknown> = []
+    const api = defineServe({
+      resultCache: true,
+      hooks: { onRequestEnd: (event) => void results.push(event.result, event.result, { ...event }.result) },
+      queries: { rows: { cacheTtlMs: 60_000, query: () => [{ a: 1 }] } }
+    })
+    await api.handler(get("rows"))
+    await api.handler(get("rows"))
+    expect(results).toEqual(Array.from({ length: 6 }, () => [{ a: 1 }]))
+    expect(results[3]).not.toBe(results[4])
+  })
+
   it("reports cacheHit on completed events and in both log formats, and the value as result", async () => {
     const events: Array<ServeQueryEvent> = []
     const log = vi.spyOn(console, "log").mockImplementation(() => {})
@@ -273,6 +306,12 @@ describe("result cache: the stages around it", () => {
       const completed = events.filter((event) => event.status === "completed")
       expect(completed.map((event) => [event.endpointKey, event.cacheHit])).toEqual([["rows", false], ["rows", true], ["plain", undefined]])
       expect(completed[1]!.result).toEqual([{ a: 1 }])
+      // A hit's result is parsed from the stored JSON on each read: a fresh value, where a miss's result sits, seen by copies and JSON.
+      const [miss, hit] = [completed[0]!, completed[1]!]
+      expect(hit.result).not.toBe(hit.result)
+      expect(Object.keys(hit)).toEqual(Object.keys(miss))
+      expect({ ...hit }.result).toEqual([{ a: 1 }])
+      expect(JSON.parse(JSON.stringify(hit)).result).toEqual([{ a: 1 }])
       expect(events.filter((event) => event.status === "started").every((event) => !("cacheHit" in event))).toBe(true)
       const lines = log.mock.calls.map((call) => String(call[0]))
       expect(lines.slice(0, 3).map((line) => line.replace(/\(\d+ms/, "(Nms"))).toEqual([
