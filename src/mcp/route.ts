@@ -118,6 +118,7 @@ export const mcpRoutes = (definition: ServeDefinition, pipeline: () => PipelineS
   return [{
     method: "POST",
     path,
+    key: MCP_ROUTE_KEY,
     respond: (request, requestId) => {
       checkOrigin(request)
       const strategies = definition.strategies

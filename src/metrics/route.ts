@@ -50,6 +50,7 @@ export const metricsRoute = (
   return {
     method: "GET",
     path: plan.path,
+    key: METRICS_ROUTE_KEY,
     respond: guard.requiresAuth
       ? (request) =>
         andThen(authenticator.authenticate(strategies, request, info), (caller) => {

@@ -112,25 +112,25 @@ export class Lifecycle {
     }
   }
 
+  /** A 401 goes to `onAuthFailure`, a 403 to `onAuthorizationFailure`; other errors call neither. */
+  refused(queryKey: string, requestId: string, request: ServeRequest, error: ServeError): void {
+    if (error._tag === "Unauthorized") {
+      callHook("onAuthFailure", this.hooks.onAuthFailure, { requestId, queryKey, reason: error.reason, request })
+    } else if (error._tag === "Forbidden") {
+      callHook("onAuthorizationFailure", this.hooks.onAuthorizationFailure, {
+        requestId,
+        queryKey,
+        reason: error.reason,
+        required: error.required ?? [],
+        request
+      })
+    }
+  }
+
   failed(record: ExecutionRecord, input: unknown, status: number, error: ServeError): void {
     const durationMs = performance.now() - record.startedAt
     const raw = rawCause(error)
-    if (error._tag === "Unauthorized") {
-      callHook("onAuthFailure", this.hooks.onAuthFailure, {
-        requestId: record.requestId,
-        queryKey: record.endpoint.key,
-        reason: error.reason,
-        request: record.request
-      })
-    } else if (error._tag === "Forbidden") {
-      callHook("onAuthorizationFailure", this.hooks.onAuthorizationFailure, {
-        requestId: record.requestId,
-        queryKey: record.endpoint.key,
-        reason: error.reason,
-        required: error.required ?? [],
-        request: record.request
-      })
-    }
+    this.refused(record.endpoint.key, record.requestId, record.request, error)
     callHook("onError", this.hooks.onError, { error: raw, queryKey: record.endpoint.key, requestId: record.requestId, durationMs })
     callHook("onRequestEnd", this.hooks.onRequestEnd, {
       requestId: record.requestId,

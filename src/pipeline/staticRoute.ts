@@ -1,6 +1,7 @@
 import { isServeError, toServeError } from "../domain/errors.js"
 import type { HttpMethod, ServeRequest, ServeResponse } from "../domain/http.js"
 import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
+import type { Lifecycle } from "./lifecycle.js"
 import { errorResponse, finishHeaders } from "./respond.js"
 
 /** What a static route answers; a ServeError it throws or rejects with is answered with its envelope. */
@@ -10,6 +11,8 @@ export type StaticAnswer = Omit<ServeResponse, "headers"> & { readonly headers?:
 export interface StaticRoute {
   readonly method: HttpMethod
   readonly path: string
+  /** The `queryKey` the auth hooks report when this route refuses a caller (`$mcp`, `$metrics`); none: no hooks. */
+  readonly key?: string
   /** `requestId` is the one the response carries in `X-Request-Id`. */
   readonly respond: (request: ServeRequest, requestId: string) => MaybePromise<StaticAnswer>
 }
@@ -29,12 +32,16 @@ const finish = (
 const refuse = (
   route: StaticRoute,
   thrown: unknown,
+  request: ServeRequest,
   requestId: string,
-  corsHeaders: Readonly<Record<string, string>> | undefined
+  corsHeaders: Readonly<Record<string, string>> | undefined,
+  lifecycle: Lifecycle
 ): ServeResponse => {
-  // A route's own refusals (401, 403) are answers; anything else is a fault nobody else will report.
+  const error = toServeError(thrown)
+  // A route's own refusals (401, 403) are answers the auth hooks hear of; anything else is a fault nobody else will report.
   if (!isServeError(thrown)) console.error(`[queryserve] ${route.method} ${route.path} failed`, thrown)
-  return errorResponse(toServeError(thrown), requestId, corsHeaders, undefined)
+  else if (route.key !== undefined) lifecycle.refused(route.key, requestId, request, error)
+  return errorResponse(error, requestId, corsHeaders, undefined)
 }
 
 /** A static route's answer with the common headers; what it throws is answered like a pipeline error. Closures only on the async path. */
@@ -42,17 +49,18 @@ export const answerStatic = (
   route: StaticRoute,
   request: ServeRequest,
   requestId: string,
-  corsHeaders: Readonly<Record<string, string>> | undefined
+  corsHeaders: Readonly<Record<string, string>> | undefined,
+  lifecycle: Lifecycle
 ): MaybePromise<ServeResponse> => {
   let answer: MaybePromise<StaticAnswer>
   try {
     answer = route.respond(request, requestId)
   } catch (thrown) {
-    return refuse(route, thrown, requestId, corsHeaders)
+    return refuse(route, thrown, request, requestId, corsHeaders, lifecycle)
   }
   if (!isPromiseLike(answer)) return finish(answer, request, requestId, corsHeaders)
   return Promise.resolve(answer).then(
     (settled) => finish(settled, request, requestId, corsHeaders),
-    (thrown: unknown) => refuse(route, thrown, requestId, corsHeaders)
+    (thrown: unknown) => refuse(route, thrown, request, requestId, corsHeaders, lifecycle)
   )
 }

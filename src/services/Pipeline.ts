@@ -231,7 +231,7 @@ export const makePipeline = (
         : new NotFound({ message: `Method ${method} is not allowed on ${path}`, allow })
       return errorResponse(error, requestId, corsHeaders, undefined)
     }
-    if ("static" in target) return answerStatic(target.static, request, requestId, corsHeaders)
+    if ("static" in target) return answerStatic(target.static, request, requestId, corsHeaders, lifecycle)
     const representation = target.representation ?? negotiateFormat(getHeader(request, "accept"))
     const settled = execute(target.endpoint, request, requestId, undefined, representation, "http")
     const head = method === "HEAD"

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { apiKeyAuth, defineServe, formatQueryEvent, formatQueryEventJSON, type ServeQueryEvent } from "queryserve"
-import { describe, expect, it } from "vitest"
+import { apiKeyAuth, defineServe, formatQueryEvent, formatQueryEventJSON, type ServeLifecycleHooks, type ServeQueryEvent } from "queryserve"
+import { describe, expect, it, vi } from "vitest"
 import { connectClient, fetchTarget, KEYS, keyHeader, makeApi, MCP, mcpPost, rpc, STREAMABLE } from "./support/api.js"
 
 describe("the MCP endpoint over HTTP", () => {
@@ -17,6 +17,25 @@ describe("the MCP endpoint over HTTP", () => {
     expect(events).toEqual([])
     // The SDK's own client is refused at initialization.
     await expect(connectClient(fetchTarget(api), {})).rejects.toThrow(/"reason":"missing_credentials"/)
+  })
+
+  it("tells onAuthFailure of its 401s, as $mcp", async () => {
+    const onAuthFailure = vi.fn<NonNullable<ServeLifecycleHooks["onAuthFailure"]>>()
+    const api = defineServe({
+      queries: { orders: () => [] },
+      auth: apiKeyAuth({ header: "x-api-key", keys: { "good-key": { roles: [] } } }),
+      mcp: true,
+      hooks: { onAuthFailure }
+    })
+    await mcpPost(api.handler, rpc("tools/list"))
+    await mcpPost(api.handler, rpc("tools/list"), keyHeader("not-a-key"))
+    expect(onAuthFailure.mock.calls.map(([event]) => [event.queryKey, event.reason])).toEqual([
+      ["$mcp", "missing_credentials"],
+      ["$mcp", "invalid_credentials"]
+    ])
+    expect((await mcpPost(api.handler, rpc("tools/list"), keyHeader("good-key"))).status).toBe(200)
+    expect(onAuthFailure).toHaveBeenCalledTimes(2)
+    await api.dispose()
   })
 
   it("answers GET and DELETE with 405: a stateless server opens no stream and ends no session", async () => {

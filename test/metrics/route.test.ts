@@ -2,8 +2,8 @@
  * The metrics route: its auth (global strategies, roles, public), its path, HEAD, its headers, that it
  * is no endpoint (not in the OpenAPI document, not counted), and that nothing exists with metrics off.
  */
-import { apiKeyAuth, defineServe, Metrics, type ServeResponse } from "queryserve"
-import { describe, expect, it } from "vitest"
+import { apiKeyAuth, defineServe, Metrics, type ServeLifecycleHooks, type ServeResponse } from "queryserve"
+import { describe, expect, it, vi } from "vitest"
 import { parseExposition, valueOf } from "../support/prometheus.js"
 
 const keys = { "ops-key": { roles: ["ops"] }, "viewer-key": { roles: ["viewer"] } }
@@ -42,6 +42,22 @@ describe("the metrics route", () => {
     expect(envelope(viewer).error).toMatchObject({ type: "FORBIDDEN", details: { reason: "missing_role" } })
     expect((await get(api, "/api/analytics/metrics")).status).toBe(401)
     expect((await get(api, "/api/analytics/metrics", { "x-api-key": "ops-key" })).status).toBe(200)
+    await api.dispose()
+  })
+
+  it("tells the auth hooks of its refusals, as $metrics: 401s to onAuthFailure, 403s to onAuthorizationFailure", async () => {
+    const onAuthFailure = vi.fn<NonNullable<ServeLifecycleHooks["onAuthFailure"]>>()
+    const onAuthorizationFailure = vi.fn<NonNullable<ServeLifecycleHooks["onAuthorizationFailure"]>>()
+    const api = defineServe({ queries, auth, metrics: { roles: ["ops"] }, hooks: { onAuthFailure, onAuthorizationFailure } })
+    const wrong = await get(api, "/api/analytics/metrics", { "x-api-key": "guess" })
+    expect(onAuthFailure).toHaveBeenCalledTimes(1)
+    expect(onAuthFailure.mock.calls[0]![0]).toMatchObject({ queryKey: "$metrics", reason: "invalid_credentials", requestId: wrong.headers["x-request-id"] })
+    expect(onAuthorizationFailure).not.toHaveBeenCalled()
+    await get(api, "/api/analytics/metrics", { "x-api-key": "viewer-key" })
+    expect(onAuthorizationFailure).toHaveBeenCalledTimes(1)
+    expect(onAuthorizationFailure.mock.calls[0]![0]).toMatchObject({ queryKey: "$metrics", reason: "missing_role", required: ["ops"] })
+    await get(api, "/api/analytics/metrics", { "x-api-key": "ops-key" })
+    expect([onAuthFailure.mock.calls.length, onAuthorizationFailure.mock.calls.length]).toEqual([1, 1])
     await api.dispose()
   })
 
