@@ -82,5 +82,21 @@ export const FIXTURE_CHECKS: ReadonlyArray<readonly [name: string, check: (base:
     expect(text).toContain("@scalar/api-reference")
     expect(script.headers.get("etag")).toBe(expectedEtag(script, text))
     expect(`"${new URL(src!, base).searchParams.get("v")}"`).toBe(sha256Tag(text))
+  }],
+  ["serves the endpoints as MCP tools: 401 without a key, tools/list and tools/call with one", async (base) => {
+    const mcp = (body: unknown, headers: Record<string, string>) =>
+      fetch(`${base}/api/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify(body)
+      })
+    const list = { jsonrpc: "2.0", id: 1, method: "tools/list" }
+    expect((await mcp(list, {})).status).toBe(401)
+    const listed = (await (await mcp(list, withKey())).json()) as { result: { tools: Array<{ name: string }> } }
+    expect(listed.result.tools.map((tool) => tool.name).sort()).toEqual(["export", "report", "revenue"])
+    const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "revenue", arguments: { region: "apac" } } }
+    const called = (await (await mcp(call, withKey())).json()) as { result: { content: Array<{ text: string }>; isError?: boolean } }
+    expect(called.result.isError).toBeUndefined()
+    expect(JSON.parse(called.result.content[0]!.text)).toEqual({ region: "apac", total: 42 })
   }]
 ]
