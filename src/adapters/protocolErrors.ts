@@ -30,12 +30,28 @@ const rawAnswer = (response: ServeResponse): string => {
   return `${head}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
 }
 
+/** How long a refused connection's remaining input is read and dropped before the socket is destroyed. */
+const LINGER_MS = 2_000
+
+/** Sockets whose refusal is written and which are draining their remaining input. */
+const answered = new WeakSet<Duplex>()
+
 const answerAndClose = (socket: Duplex, error: ServeError, cors: CorsHeaders | undefined): void => {
+  answered.add(socket)
   // No header was parsed, so no Origin either: the CORS answer for an unknown origin.
   socket.end(rawAnswer(adapterErrorResponse(error, undefined, cors)))
-  // Once the answer is out, the connection has nothing left to say (the parser gave up on it).
-  socket.once("finish", () => socket.destroy())
+  // Destroying the socket while the client still sends (a body after bad headers) makes the kernel
+  // reset the connection, and a reset discards the answer the client has not read yet. So the rest
+  // of the input is read and dropped until the client closes its side, or LINGER_MS have passed.
+  socket.on("data", ignore)
+  socket.resume()
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS)
+  linger.unref()
+  socket.once("end", () => socket.destroy())
+  socket.once("close", () => clearTimeout(linger))
 }
+
+const ignore = (): void => {}
 
 /**
  * Answers, with the ErrorEnvelope and an `X-Request-Id`, what node:http would otherwise answer
@@ -46,6 +62,8 @@ const answerAndClose = (socket: Duplex, error: ServeError, cors: CorsHeaders | u
  */
 export const answerProtocolErrors = (server: Server, listener: RequestListener, cors: CorsHeaders | undefined): void => {
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // The parser reports every later chunk of a refused request again: the answer is already on its way.
+    if (answered.has(socket)) return
     // A peer that reset the connection, or a socket already closing, cannot be answered.
     if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy()
     answerAndClose(socket, protocolError(error), cors)

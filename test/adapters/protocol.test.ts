@@ -6,6 +6,7 @@
  */
 import { Schema } from "effect"
 import { defineServe, type RunningServer, ServeHttpError, startNodeServer } from "queryserve"
+import { connect } from "node:net"
 import { afterAll, afterEach, beforeAll, describe, expect, it, type MockInstance, vi } from "vitest"
 import { exchange, header, type RawResponse } from "../reliability/support/rawClient.js"
 
@@ -63,6 +64,29 @@ describe("requests node:http refuses before any listener runs get the envelope a
   it("a bare LF or a control character in a header value: 400", async () => {
     expectEnvelope(await get("ping", "X-Request-Id: a\nb: c\r\n"), 400, "VALIDATION_ERROR")
     expectEnvelope(await get("ping", "Origin: http://a\x7fb\r\n"), 400, "VALIDATION_ERROR")
+  })
+
+  it("a bad header followed by a large body: the 400 reaches the client, not a reset", async () => {
+    // node:http reports each later chunk of the refused request as a new client error; the second report
+    // destroyed the socket with input unread, and the reset could discard the 400 before the client read it
+    // (found by the fuzzer: a NUL in X-Request-Id, then a 750 KB body).
+    const body = "x".repeat(16 * 1024 * 1024)
+    const head = `POST /api/analytics/echo HTTP/1.1\r\nHost: t\r\nX-Request-Id: a\x00b\r\nContent-Length: ${body.length}\r\n\r\n`
+    const outcome = await new Promise<{ received: string; error?: string }>((resolve) => {
+      const socket = connect(server.port, "127.0.0.1")
+      let received = ""
+      socket.setEncoding("latin1")
+      socket.on("connect", () => {
+        socket.write(head)
+        socket.end(body)
+      })
+      socket.on("data", (chunk: string) => (received += chunk))
+      socket.on("error", (error: NodeJS.ErrnoException) => resolve({ received, error: error.code ?? "error" }))
+      socket.on("close", () => resolve({ received }))
+    })
+    expect(outcome.error).toBeUndefined()
+    expect(outcome.received).toMatch(/^HTTP\/1\.1 400 /)
+    expect(outcome.received).toContain('"type":"VALIDATION_ERROR"')
   })
 
   it("headers over 16 KiB: 431 PAYLOAD_TOO_LARGE with the limit", async () => {
