@@ -6,9 +6,11 @@ import { header, type RawOutcome, type RawResponse } from "./rawClient.js"
 
 /**
  * The statuses queryserve documents. 431 and 400 also cover what node:http refuses before any
- * listener runs (headers over 16 KiB, malformed requests); startNodeServer answers those too.
+ * listener runs (headers over 16 KiB, malformed requests); startNodeServer answers those too, and 408
+ * when a request is not received within `requestTimeout` (the fault API's is 400 ms, so a large body
+ * behind a hanging handler can get 408 as well as 504).
  */
-export const DOCUMENTED_STATUSES: ReadonlySet<number> = new Set([200, 204, 304, 400, 401, 403, 404, 405, 406, 413, 429, 431, 500, 503, 504])
+export const DOCUMENTED_STATUSES: ReadonlySet<number> = new Set([200, 204, 304, 400, 401, 403, 404, 405, 406, 408, 413, 429, 431, 500, 503, 504])
 
 export const ERROR_TYPES: ReadonlySet<string> = new Set([
   "VALIDATION_ERROR",
