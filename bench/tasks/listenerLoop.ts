@@ -10,52 +10,13 @@
  * SETUPS (default raw,bare,full), N requests per round (default 5000), ROUNDS (default 10).
  */
 import { createServer, type Server } from "node:http";
-import { Duplex } from "node:stream";
 import { API_KEY, API_KEY_HEADER, GET_URL_PATH, POST_BODY, POST_PATH } from "../lib/fixture.js";
 import { defineSetup, type Setup } from "../lib/queryserve.js";
+import { cpuPerRequest, MemoryConnection } from "../lib/memoryConnection.js";
 import { rawListener } from "../lib/rawListener.js";
+import { median } from "../lib/report.js";
 
 const SETUP_NAMES: ReadonlyArray<string> = ["raw", "bare", "full", "full-log"];
-
-/** One keep-alive connection: `request` writes a request and resolves once its whole 200 answer came back. */
-class MemoryConnection extends Duplex {
-  private received = "";
-  private answered: (() => void) | undefined = undefined;
-
-  override _read(): void {}
-
-  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
-    this.receive(chunk.toString("latin1"));
-    callback();
-  }
-
-  override _writev(chunks: Array<{ chunk: Buffer }>, callback: () => void): void {
-    for (const { chunk } of chunks) this.receive(chunk.toString("latin1"));
-    callback();
-  }
-
-  request(bytes: string): Promise<void> {
-    return new Promise((resolve) => {
-      this.answered = resolve;
-      this.push(bytes);
-    });
-  }
-
-  private receive(text: string): void {
-    this.received += text;
-    const headEnd = this.received.indexOf("\r\n\r\n");
-    if (headEnd === -1) return;
-    const length = /\r\ncontent-length: (\d+)/i.exec(this.received.slice(0, headEnd));
-    if (length === null) throw new Error(`an answer without content-length: ${this.received}`);
-    const total = headEnd + 4 + Number(length[1]);
-    if (this.received.length < total) return;
-    if (!this.received.startsWith("HTTP/1.1 200 ")) throw new Error(`expected a 200: ${this.received.slice(0, total)}`);
-    this.received = this.received.slice(total);
-    const answered = this.answered;
-    this.answered = undefined;
-    answered?.();
-  }
-}
 
 const post = process.argv[2] === "post";
 const requestBytes = post
@@ -82,21 +43,9 @@ for (const name of names) {
   peers.push({ name, server, connection, us: [] });
 }
 
-const run = async (connection: MemoryConnection, n: number): Promise<number> => {
-  const before = process.cpuUsage();
-  for (let i = 0; i < n; i++) await connection.request(requestBytes);
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / n;
-};
-
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return (sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2;
-};
-
-for (const peer of peers) await run(peer.connection, perRound); // warm-up
+for (const peer of peers) await cpuPerRequest(peer.connection, requestBytes, perRound); // warm-up
 for (let round = 0; round < rounds; round++) {
-  for (const peer of round % 2 === 0 ? peers : [...peers].reverse()) peer.us.push(await run(peer.connection, perRound));
+  for (const peer of round % 2 === 0 ? peers : [...peers].reverse()) peer.us.push(await cpuPerRequest(peer.connection, requestBytes, perRound));
 }
 const base = peers.find((peer) => peer.name === "raw");
 for (const { name, us } of peers) {
