@@ -1,5 +1,6 @@
 import type { RequestContext } from "../pipeline/context.js"
 import { digest } from "./digest.js"
+import type { KnownInput } from "./inputMemo.js"
 import type { ResultCacheFilter, ResultCacheKey } from "./ResultCacheStore.js"
 
 const MAX_DEPTH = 64
@@ -103,7 +104,7 @@ const LITERAL_INPUT_MAX = 96
  * The input part of a key: its canonical text (which holds no `:`, so no input can look like a
  * scope to an invalidation pattern), or `#` and a digest of it.
  */
-const inputSegment = (input: string): string => (input.length > LITERAL_INPUT_MAX ? `#${digest(input)}` : input)
+export const inputSegment = (input: string): string => (input.length > LITERAL_INPUT_MAX ? `#${digest(input)}` : input)
 
 /**
  * The key of one request's result: `<endpoint>:<scope>:<input>`. The scope keeps callers apart:
@@ -112,14 +113,22 @@ const inputSegment = (input: string): string => (input.length > LITERAL_INPUT_MA
  */
 export const resultCacheKey = (endpoint: string, endpointSegment: string, ctx: RequestContext): ResultCacheKey => {
   const input = canonicalJson(ctx.input)
+  return scopedKey(endpoint, endpointSegment, ctx, input, inputSegment(input))
+}
+
+/** The key of one request's result from an input remembered with its key texts (see InputMemo). */
+export const knownInputKey = (endpoint: string, endpointSegment: string, ctx: RequestContext, known: KnownInput): ResultCacheKey =>
+  scopedKey(endpoint, endpointSegment, ctx, known.canonical, known.segment)
+
+const scopedKey = (endpoint: string, endpointSegment: string, ctx: RequestContext, input: string, segment: string): ResultCacheKey => {
   if (ctx.tenantId !== null) {
-    return { id: `${endpointSegment}:t.${keySegment(ctx.tenantId)}:${inputSegment(input)}`, endpoint, tenantId: ctx.tenantId }
+    return { id: `${endpointSegment}:t.${keySegment(ctx.tenantId)}:${segment}`, endpoint, tenantId: ctx.tenantId }
   }
   if (ctx.auth !== null && ctx.auth !== undefined) {
     // Canonical texts hold no raw line break, so the two parts cannot run into each other.
     return { id: `${endpointSegment}:a.${digest(`${canonicalJson(ctx.auth)}\n${input}`)}`, endpoint, tenantId: undefined }
   }
-  return { id: `${endpointSegment}:p:${inputSegment(input)}`, endpoint, tenantId: undefined }
+  return { id: `${endpointSegment}:p:${segment}`, endpoint, tenantId: undefined }
 }
 
 /** A glob over key ids (as Redis SCAN MATCH reads it) that matches exactly the entries of `filter`. */

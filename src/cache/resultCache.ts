@@ -6,7 +6,7 @@ import { RequestContext } from "../pipeline/context.js"
 import type { ContextHandler } from "../pipeline/middleware.js"
 import { serializeJson } from "../pipeline/output.js"
 import type { EndpointPlan } from "../pipeline/plan.js"
-import { keySegment, resultCacheKey } from "./cacheKey.js"
+import { keySegment, knownInputKey, resultCacheKey } from "./cacheKey.js"
 import { makeMemoryResultCacheStore } from "./memoryResultCacheStore.js"
 import {
   type ResultCacheFilter,
@@ -134,10 +134,13 @@ export class ResultCache {
 export class EndpointCache {
   private readonly segment: string
   private readonly parseForMiddlewares: boolean
+  /** Without middlewares nothing changes `ctx.input` after validation: a remembered input's key texts hold. */
+  private readonly keysFromKnownInput: boolean
 
   constructor(private readonly cache: ResultCache, private readonly plan: EndpointPlan) {
     this.segment = keySegment(plan.info.key)
     this.parseForMiddlewares = plan.middlewares.length > 0
+    this.keysFromKnownInput = plan.middlewares.length === 0
   }
 
   /** The handler of the middleware chain: `work` (handler and encoding) behind the cache. */
@@ -157,7 +160,10 @@ export class EndpointCache {
     if (ttl === null || ttl <= 0) return this.run(ctx, work, undefined)
     let key: ResultCacheKey
     try {
-      key = resultCacheKey(this.plan.info.key, this.segment, ctx)
+      const known = ctx.knownInput
+      key = known !== undefined && this.keysFromKnownInput
+        ? knownInputKey(this.plan.info.key, this.segment, ctx, known)
+        : resultCacheKey(this.plan.info.key, this.segment, ctx)
     } catch {
       return this.run(ctx, work, undefined)
     }

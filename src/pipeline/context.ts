@@ -1,3 +1,4 @@
+import type { KnownInput } from "../cache/inputMemo.js"
 import type { EndpointInfo, ServeAuthContext, ServeContext } from "../domain/config.js"
 import type { ServeRequest } from "../domain/http.js"
 
@@ -16,6 +17,8 @@ export class RequestContext {
   tenantId: string | null = null
   /** Set by `setCacheTtl`; `undefined` means "use the endpoint's TTL". */
   cacheTtlOverride: number | null | undefined = undefined
+  /** Set by validation on cached endpoints when the input is a remembered one: its cache key texts. */
+  knownInput: KnownInput | undefined = undefined
   /** Set by the result cache stage on cached endpoints: the `x-cache` answer header. */
   cacheStatus: "HIT" | "MISS" | undefined = undefined
   responseHeaders: Record<string, string> | undefined = undefined

@@ -1,3 +1,4 @@
+import { InputMemo } from "../cache/inputMemo.js"
 import type { AnyQueryConfig, AuthStrategy, EndpointInfo, ServeMiddleware } from "../domain/config.js"
 import type { ServeDefinition } from "../domain/definition.js"
 import { joinPath } from "../domain/definition.js"
@@ -23,6 +24,8 @@ export interface EndpointPlan extends GuardPlan {
   readonly invoke: Invoker
   /** The result cache serves it: `resultCache` is on and its TTL is positive. */
   readonly resultCached: boolean
+  /** On result-cached endpoints: the inputs validated so far, by their raw text. */
+  readonly inputMemo: InputMemo | undefined
 }
 
 const toList = <A>(value: A | ReadonlyArray<A> | null | undefined): ReadonlyArray<A> =>
@@ -55,6 +58,7 @@ export const compileEndpoint = (definition: ServeDefinition, key: string, config
   const requiresAuth = config.requiresAuth ??
     (!isPublic && (strategies.length > 0 || requiredRoles.length > 0 || requiredScopes.length > 0))
   const tenant = endpointTenant(definition, key, config)
+  const resultCached = definition.resultCache !== undefined && config.cacheTtlMs !== undefined && config.cacheTtlMs !== null && config.cacheTtlMs > 0
   const info: EndpointInfo = {
     key,
     name: config.name ?? key,
@@ -82,7 +86,8 @@ export const compileEndpoint = (definition: ServeDefinition, key: string, config
     output: compileSchema(config.outputSchema, "output"),
     middlewares: [...definition.middlewares, ...((config.middlewares ?? []) as ReadonlyArray<ServeMiddleware>)],
     invoke: toInvoker(config.query),
-    resultCached: definition.resultCache !== undefined && info.cacheTtlMs !== null && info.cacheTtlMs > 0
+    resultCached,
+    inputMemo: resultCached ? new InputMemo() : undefined
   }
 }
 

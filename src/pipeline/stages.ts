@@ -1,3 +1,4 @@
+import { copyPlain, type InputMemo } from "../cache/inputMemo.js"
 import type { ServeAuthContext } from "../domain/config.js"
 import type { ServeDefinition } from "../domain/definition.js"
 import { andThen, isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
@@ -36,6 +37,26 @@ export interface StageSteps {
   provideContext(plan: EndpointPlan, ctx: RequestContext, preset: PresetInputs | undefined): MaybePromise<void>
 }
 
+const decodeRequest = (plan: EndpointPlan, ctx: RequestContext): MaybePromise<unknown> =>
+  plan.input.decode(readInput(ctx.request.method, ctx.request, plan.input.coerce))
+
+/**
+ * Validation on a cached endpoint: an input read from a raw text validated before is a copy of the
+ * value it gave, with its cache key texts on `ctx.knownInput`; a new one is validated and, when it
+ * passes, remembered.
+ */
+const validateRemembered = (plan: EndpointPlan, memo: InputMemo, ctx: RequestContext): MaybePromise<unknown> => {
+  const raw = memo.rawText(ctx.request)
+  const known = raw === undefined ? undefined : memo.get(raw)
+  if (known !== undefined) {
+    ctx.knownInput = known
+    return copyPlain(known.value)
+  }
+  const input = decodeRequest(plan, ctx)
+  if (raw !== undefined && !isPromiseLike(input)) ctx.knownInput = memo.remember(raw, input)
+  return input
+}
+
 const NO_VALUES: Readonly<Record<string, unknown>> = {}
 
 export const makeStageSteps = (
@@ -63,8 +84,10 @@ export const makeStageSteps = (
     isolateTenant: (plan, ctx) => {
       if (plan.tenant !== undefined) ctx.tenantId = tenants.resolve(plan.tenant, ctx.auth)
     },
-    validate: (plan, ctx, preset) =>
-      plan.input.decode(preset !== undefined ? preset.input : readInput(ctx.request.method, ctx.request, plan.input.coerce)),
+    validate: (plan, ctx, preset) => {
+      if (preset !== undefined) return plan.input.decode(preset.input)
+      return plan.inputMemo === undefined ? decodeRequest(plan, ctx) : validateRemembered(plan, plan.inputMemo, ctx)
+    },
     provideContext: (plan, ctx, preset) => {
       const tenant = plan.tenant
       const tenantId = ctx.tenantId
