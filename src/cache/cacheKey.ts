@@ -116,9 +116,24 @@ export const resultCacheKey = (endpoint: string, endpointSegment: string, ctx: R
   return scopedKey(endpoint, endpointSegment, ctx, input, inputSegment(input))
 }
 
-/** The key of one request's result from an input remembered with its key texts (see InputMemo). */
-export const knownInputKey = (endpoint: string, endpointSegment: string, ctx: RequestContext, known: KnownInput): ResultCacheKey =>
-  scopedKey(endpoint, endpointSegment, ctx, known.canonical, known.segment)
+/** Tenants whose keys one remembered input keeps; past that many, it starts over. */
+const TENANT_KEYS_MAX = 16
+
+/**
+ * The key of one request's result from an input remembered with its key texts (see InputMemo). A
+ * tenant's key is kept with the input (the memo is the endpoint's, so only the tenant varies).
+ */
+export const knownInputKey = (endpoint: string, endpointSegment: string, ctx: RequestContext, known: KnownInput): ResultCacheKey => {
+  const tenantId = ctx.tenantId
+  if (tenantId === null) return scopedKey(endpoint, endpointSegment, ctx, known.canonical, known.segment)
+  let key = known.tenantKeys.get(tenantId)
+  if (key === undefined) {
+    key = scopedKey(endpoint, endpointSegment, ctx, known.canonical, known.segment)
+    if (known.tenantKeys.size >= TENANT_KEYS_MAX) known.tenantKeys.clear()
+    known.tenantKeys.set(tenantId, key)
+  }
+  return key
+}
 
 const scopedKey = (endpoint: string, endpointSegment: string, ctx: RequestContext, input: string, segment: string): ResultCacheKey => {
   if (ctx.tenantId !== null) {

@@ -1,6 +1,7 @@
 import { getHeader, type QueryParams, type ServeRequest } from "../domain/http.js"
 import { bodyText } from "../pipeline/input.js"
 import { canonicalJson, inputSegment } from "./cacheKey.js"
+import type { ResultCacheKey } from "./ResultCacheStore.js"
 
 /**
  * Most inputs a cached endpoint remembers, and the longest raw text it remembers one by. Each entry
@@ -17,6 +18,8 @@ export interface KnownInput {
   /** Its canonical text and the input part of a cache key made from it. */
   readonly canonical: string
   readonly segment: string
+  /** The cache keys made from it so far, by tenant id: built and hashed once, not per request. */
+  readonly tenantKeys: Map<string, ResultCacheKey>
 }
 
 const MAX_DEPTH = 16
@@ -125,7 +128,7 @@ export class InputMemo {
     } catch {
       return undefined
     }
-    const known: KnownInput = { value: copyPlain(value), canonical, segment: inputSegment(canonical) }
+    const known: KnownInput = { value: copyPlain(value), canonical, segment: inputSegment(canonical), tenantKeys: new Map() }
     if (this.known.size >= INPUT_MEMO_MAX_ENTRIES) this.known.delete(this.known.keys().next().value!)
     this.known.set(raw, known)
     return known
