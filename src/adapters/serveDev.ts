@@ -1,6 +1,6 @@
 import { formatQueryEvent } from "../domain/event.js"
 import type { ServeHandler } from "../domain/http.js"
-import type { ServeQueryLogger } from "../services/QueryLogger.js"
+import { resultBlind, type ServeQueryLogger } from "../services/QueryLogger.js"
 import { startNodeServer } from "./nodeServer.js"
 import type { NodeServerOptions, RunningServer } from "./serverOptions.js"
 import type { ContractPaths } from "../docs/routes.js"
@@ -42,10 +42,10 @@ const banner = (api: DevServable, url: string): string => {
  * `stop()`, SIGTERM/SIGINT, or when `options.signal` aborts.
  */
 export const serveDev = async (api: DevServable, options: ServeDevOptions = {}): Promise<RunningServer> => {
-  const unsubscribe = api.queryLogger.on((event) => {
+  const unsubscribe = api.queryLogger.on(resultBlind((event) => {
     const line = formatQueryEvent(event)
     if (line !== null) console.log(line)
-  })
+  }))
   let server: RunningServer
   try {
     await api.runtime.runtime()

@@ -4,11 +4,26 @@ import type { ServeQueryEvent } from "../domain/event.js"
 
 export type QueryEventListener = (event: ServeQueryEvent) => void
 
+const RESULT_BLIND = new WeakSet<QueryEventListener>()
+
+/**
+ * Marks one of queryserve's own listeners (log lines, metrics) as never reading an event's `result`.
+ * While only such listeners are subscribed, events of answers from the result cache carry no
+ * `result`: reading it would parse the stored JSON, and keeping it readable costs a property
+ * definition per event.
+ */
+export const resultBlind = <L extends QueryEventListener>(listener: L): L => {
+  RESULT_BLIND.add(listener)
+  return listener
+}
+
 /** Fan-out of query lifecycle events; `builder.queryLogger` is this service. */
 export interface ServeQueryLogger {
   /** Subscribes; the returned function unsubscribes. */
   on(listener: QueryEventListener): () => void
   readonly listenerCount: number
+  /** Subscribed listeners that may read an event's `result` (not marked `resultBlind`); absent means all of them. */
+  readonly resultReaderCount?: number
   removeAll(): void
   emit(event: ServeQueryEvent): void
 }
@@ -16,12 +31,11 @@ export interface ServeQueryLogger {
 class ListenerSet implements ServeQueryLogger {
   // Copy-on-write array: emit iterates without allocating, subscribe/unsubscribe are rare.
   private listeners: ReadonlyArray<QueryEventListener> = []
+  resultReaderCount = 0
 
   on(listener: QueryEventListener): () => void {
-    this.listeners = [...this.listeners, listener]
-    return () => {
-      this.listeners = this.listeners.filter((l) => l !== listener)
-    }
+    this.update([...this.listeners, listener])
+    return () => this.update(this.listeners.filter((l) => l !== listener))
   }
 
   get listenerCount(): number {
@@ -29,7 +43,12 @@ class ListenerSet implements ServeQueryLogger {
   }
 
   removeAll(): void {
-    this.listeners = []
+    this.update([])
+  }
+
+  private update(listeners: ReadonlyArray<QueryEventListener>): void {
+    this.listeners = listeners
+    this.resultReaderCount = listeners.filter((listener) => !RESULT_BLIND.has(listener)).length
   }
 
   emit(event: ServeQueryEvent): void {
