@@ -11,7 +11,9 @@
  *   BENCH_ONLY=a,b         only these: peer names (raw, fastify, hono, hypequery, effect,
  *                          queryserve-bare, queryserve-full, queryserve-full-log, queryserve-full-w2,
  *                          queryserve-full-metrics) and/or sections (get, post, workers, metrics, rss,
- *                          openapi, coldstart, bundle, mcp, cache)
+ *                          openapi, coldstart, bundle, mcp, cache, goals)
+ *   BENCH_PAIRS=n          rounds per goal of the `goals` section (default 8)
+ *   BENCH_PAIR_DURATION=s  seconds per run in the `goals` section (default 2)
  *   BENCH_NO_WRITE=1       print only, leave results.json / RESULTS.md alone
  */
 import { execFileSync } from "node:child_process";
@@ -23,6 +25,7 @@ import { API_KEY, API_KEY_HEADER, GET_URL_PATH, POST_BODY, POST_PATH } from "./l
 import type { CacheResults } from "./lib/cacheReport.js";
 import { runLoad, type RunResult, type Target } from "./lib/load.js";
 import { runMcpTask } from "./tasks/mcp.js";
+import { runPairedTask } from "./tasks/paired.js";
 import {
   consoleReport,
   median,
@@ -445,6 +448,11 @@ const main = async (): Promise<void> => {
     results.mcp = await runMcpTask({ connections: CONNECTIONS, durationSec: DURATION, warmupSec: WARMUP, rounds: ROUNDS, log, format: fmtRun });
   }
   if (sectionOn("cache")) results.cache = await runCache();
+  if (sectionOn("goals")) {
+    await background();
+    log("== Goals against raw node:http, in back-to-back pairs (raw and queryserve alternating first)");
+    results.goals = await runPairedTask({ connections: CONNECTIONS, warmupSec: WARMUP, log, format: fmtRun });
+  }
   meta.totalSec = (performance.now() - t0) / 1000;
   process.stdout.write(`${consoleReport(results)}\n\n`);
   if (process.env["BENCH_NO_WRITE"] === "1") {

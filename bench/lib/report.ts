@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mcpLines } from "../tasks/mcp.js";
+import { pairedLines } from "../tasks/paired.js";
 import { type CacheResults, cacheReportLines } from "./cacheReport.js";
 import type { RunResult } from "./load.js";
 
@@ -100,6 +101,8 @@ export interface Results {
   /** examples/worker bundled for workerd: sizes in bytes */
   worker?: TaskResult;
   mcp?: TaskResult;
+  /** the issue goals against raw, as medians of back-to-back pairs */
+  goals?: TaskResult;
   cache?: CacheResults;
 }
 
@@ -210,6 +213,7 @@ export const consoleReport = (results: Results): string => {
   if (results.coldStart.length > 0) parts.push("\nCold start", textTable(COLD_HEAD, coldRows(results.coldStart)));
   if (results.worker !== undefined) parts.push("\nWorker bundle (examples/worker)", workerLines(results.worker).join("\n"));
   if (results.mcp !== undefined) parts.push("\nMCP tools/call vs plain HTTP", mcpLines(results.mcp).join("\n"));
+  if (results.goals !== undefined) parts.push("\nGoals against raw node:http, back-to-back pairs", pairedLines(results.goals).join("\n"));
   if (results.cache !== undefined) parts.push("\nResult cache", ...cacheReportLines(results.cache, textTable));
   return parts.join("\n");
 };
@@ -362,6 +366,16 @@ export const writeResultFiles = (results: Results, jsonPath: string, mdPath: str
     out.push("## MCP tools/call vs plain HTTP", "", "The same endpoint of one queryserve full server with `mcp: true`, as a tool call and as its own GET route.", "", ...mcpLines(results.mcp), "");
   }
   if (results.cache !== undefined) out.push("## Result cache", "", ...cacheReportLines(results.cache, mdTable), "");
+  if (results.goals !== undefined) {
+    out.push(
+      "## Goals against raw node:http, in back-to-back pairs",
+      "",
+      "Each round runs raw node:http and the queryserve setup one right after the other (who goes first alternates); a round's ratio is the setup's req/s over raw's in that round, and the figure is the median of the rounds. The tables above compare medians of runs taken up to a minute apart, across which this box's speed can swing by 2×; a pair sees nearly the same box.",
+      "",
+      ...pairedLines(results.goals),
+      "",
+    );
+  }
   out.push(keptChangesSection(mdPath));
   writeFileSync(mdPath, out.join("\n"));
 };

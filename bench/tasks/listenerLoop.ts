@@ -6,20 +6,26 @@
  * loopback work is missing. It prints the CPU µs per request of each server, interleaved rounds,
  * median and best round, and the difference to raw: the part of the bench's "server CPU µs/req"
  * that is queryserve's own, measured in one process instead of across processes on a busy box.
- *   npm run build && TSX_TSCONFIG_PATH=bench/tsconfig.json node --import tsx bench/tasks/listenerLoop.ts [get|post]
- * SETUPS (default raw,bare,full), N requests per round (default 5000), ROUNDS (default 10).
+ *   npm run build && TSX_TSCONFIG_PATH=bench/tsconfig.json node --import tsx bench/tasks/listenerLoop.ts [get|post|mcp]
+ * SETUPS (default raw,bare,full; `mcp`, a tools/call of the GET's endpoint, needs SETUPS=full-mcp),
+ * N requests per round (default 5000), ROUNDS (default 10).
  */
 import { createServer, type Server } from "node:http";
 import { API_KEY, API_KEY_HEADER, GET_URL_PATH, POST_BODY, POST_PATH } from "../lib/fixture.js";
+import { MCP_HEADERS, MCP_PATH, TOOLS_CALL } from "./mcp.js";
 import { defineSetup, type Setup } from "../lib/queryserve.js";
 import { cpuPerRequest, MemoryConnection } from "../lib/memoryConnection.js";
 import { rawListener } from "../lib/rawListener.js";
 import { median } from "../lib/report.js";
 
-const SETUP_NAMES: ReadonlyArray<string> = ["raw", "bare", "full", "full-log"];
+const SETUP_NAMES: ReadonlyArray<string> = ["raw", "bare", "full", "full-log", "full-mcp"];
 
-const post = process.argv[2] === "post";
-const requestBytes = post
+const mode = process.argv[2] ?? "get";
+if (mode !== "get" && mode !== "post" && mode !== "mcp") throw new Error(`unknown mode ${mode}`);
+const mcpHeaders = Object.entries(MCP_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+const requestBytes = mode === "mcp"
+  ? `POST ${MCP_PATH} HTTP/1.1\r\nhost: 127.0.0.1\r\n${mcpHeaders}content-length: ${Buffer.byteLength(TOOLS_CALL)}\r\n\r\n${TOOLS_CALL}`
+  : mode === "post"
   ? `POST ${POST_PATH} HTTP/1.1\r\nhost: 127.0.0.1\r\n${API_KEY_HEADER}: ${API_KEY}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(POST_BODY)}\r\n\r\n${POST_BODY}`
   : `GET ${GET_URL_PATH} HTTP/1.1\r\nhost: 127.0.0.1\r\n${API_KEY_HEADER}: ${API_KEY}\r\n\r\n`;
 const names = (process.env["SETUPS"] ?? "raw,bare,full").split(",").map((name) => name.trim());
@@ -53,7 +59,7 @@ for (const { name, us } of peers) {
     ? ""
     : `  queryserve's own: +${(median(us) - median(base.us)).toFixed(1)} µs (median), +${(Math.min(...us) - Math.min(...base.us)).toFixed(1)} µs (best)`;
   // stdout directly: with QS_LOG_MODE=json the full-log setup sends console.log to its sink.
-  process.stdout.write(`${post ? "POST" : "GET"} ${name.padEnd(9)} ${median(us).toFixed(1).padStart(5)} µs/req median, ${Math.min(...us).toFixed(1).padStart(5)} best${versus}\n`);
+  process.stdout.write(`${mode.toUpperCase().padEnd(4)} ${name.padEnd(9)} ${median(us).toFixed(1).padStart(5)} µs/req median, ${Math.min(...us).toFixed(1).padStart(5)} best${versus}\n`);
 }
 for (const { connection } of peers) connection.destroy();
 process.exit(0);

@@ -13,14 +13,14 @@ import type { TaskResult } from "../lib/report.js";
 
 export const MCP_PATH = `${BASE_PATH}/mcp`;
 
-const MCP_HEADERS = {
+export const MCP_HEADERS = {
   [API_KEY_HEADER]: API_KEY,
   "content-type": "application/json",
   accept: "application/json, text/event-stream",
   "mcp-protocol-version": "2025-11-25",
 };
 
-const TOOLS_CALL = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "revenue", arguments: { region: "eu" } } });
+export const TOOLS_CALL = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "revenue", arguments: { region: "eu" } } });
 
 /** The tools/call answer must carry the exact body plain HTTP answers, or the figures mean nothing. */
 const verifyToolCall = async (port: number): Promise<void> => {

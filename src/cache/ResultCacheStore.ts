@@ -1,4 +1,5 @@
 import * as Context from "effect/Context"
+import type { CompressedBodies } from "../domain/http.js"
 import type { MaybePromise } from "../domain/maybePromise.js"
 
 /**
@@ -9,6 +10,12 @@ import type { MaybePromise } from "../domain/maybePromise.js"
 export class StoredResult {
   /** The strong ETag of `json`, computed by the first answer that needs it. */
   etag: MaybePromise<string> | undefined = undefined
+  /**
+   * `json` compressed (br, gzip), made by the adapter that first sends the entry compressed: later
+   * hits send those bytes instead of compressing the same text again. Kept while the entry is; not
+   * counted in the memory store's `maxBytes` (a compressed JSON text is a fraction of it).
+   */
+  readonly compressed: CompressedBodies = {}
 
   constructor(readonly json: string) {}
 

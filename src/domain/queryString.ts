@@ -22,21 +22,27 @@ const decode = (text: string): string => {
 }
 
 /**
- * Parses `a=1&b=2&b=3` into `{ a: "1", b: ["2", "3"] }`.
+ * Parses `a=1&b=2&b=3` into `{ a: "1", b: ["2", "3"] }`, in one pass over the text (no array of
+ * pairs: this runs for every request with a query string).
  * The result inherits nothing, so `__proto__` or `constructor` keys are plain data.
  */
 export const parseQueryString = (search: string): QueryParams => {
   const params = emptyRecord<string | Array<string>>()
-  if (search.length === 0) return params
-  for (const pair of search.split("&")) {
-    if (pair.length === 0) continue
-    const eq = pair.indexOf("=")
-    const key = decode(eq === -1 ? pair : pair.slice(0, eq))
-    const value = eq === -1 ? "" : decode(pair.slice(eq + 1))
-    const existing = params[key]
-    if (existing === undefined) params[key] = value
-    else if (typeof existing === "string") params[key] = [existing, value]
-    else existing.push(value)
+  const end = search.length
+  for (let start = 0; start < end;) {
+    let amp = search.indexOf("&", start)
+    if (amp === -1) amp = end
+    if (amp > start) {
+      let eq = search.indexOf("=", start)
+      if (eq === -1 || eq > amp) eq = amp
+      const key = decode(search.slice(start, eq))
+      const value = eq === amp ? "" : decode(search.slice(eq + 1, amp))
+      const existing = params[key]
+      if (existing === undefined) params[key] = value
+      else if (typeof existing === "string") params[key] = [existing, value]
+      else existing.push(value)
+    }
+    start = amp + 1
   }
   return params
 }

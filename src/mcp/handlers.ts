@@ -15,11 +15,18 @@ export interface McpScope {
   readonly caller: ServeAuthContext | null
 }
 
+/**
+ * Where a tool result made by `toToolResult` keeps its own JSON, so the answer puts it in instead of
+ * serializing the result again. A symbol key: JSON.stringify (the SDK's transport) leaves it out.
+ */
+export const ENCODED: unique symbol = Symbol("queryserve.mcp.encoded")
+
 /** MCP's CallToolResult as queryserve fills it (mutable, as the SDK's type is; a type literal, so it fits the SDK's index signature). */
 export type ToolResult = {
   content: Array<{ type: "text"; text: string }>
   structuredContent?: Record<string, unknown>
   isError?: true
+  [ENCODED]?: string
 }
 
 export interface ToolHandlers {
@@ -65,22 +72,9 @@ class AdapterToolRequest extends TransportRequest {
   }
 }
 
-/** A result's JSON text, and its value as that text reads back: BigInt (SQL drivers) becomes a number or a string, as over HTTP. */
-const toJson = (value: unknown): { readonly text: string; readonly value: unknown } => {
-  try {
-    return { text: JSON.stringify(value), value }
-  } catch {
-    const text = serializeJson(value)
-    return { text, value: JSON.parse(text) }
-  }
-}
-
-/** The JSON of tool results made by `toToolResult`, so the answer puts it in instead of serializing the result again. */
-const encodedResults = new WeakMap<object, string>()
-
 /** The JSON of a tool result as it was made, or undefined for any other value. */
 export const encodedResult = (result: unknown): string | undefined =>
-  typeof result === "object" && result !== null ? encodedResults.get(result) : undefined
+  typeof result === "object" && result !== null ? (result as ToolResult)[ENCODED] : undefined
 
 /**
  * The outcome as a tool result: the JSON text, `structuredContent` with an output schema, or the
@@ -88,24 +82,23 @@ export const encodedResult = (result: unknown): string | undefined =>
  */
 const toToolResult = (tool: McpTool, outcome: ExecutionOutcome): ToolResult => {
   if (!outcome.ok) return { content: [{ type: "text", text: JSON.stringify(toErrorResponse(outcome.error).envelope) }], isError: true }
-  if (outcome.value === undefined) return { content: [] }
-  const { text, value } = toJson(outcome.value)
+  let value = outcome.value
+  if (value === undefined) return { content: [] }
+  let text: string
+  try {
+    text = JSON.stringify(value)
+  } catch {
+    // BigInt (SQL drivers) becomes a number or a string, as over HTTP; the structured content is the value as that text reads back.
+    text = serializeJson(value)
+    value = JSON.parse(text)
+  }
   const content: ToolResult["content"] = [{ type: "text", text }]
   const textJson = `{"content":[{"type":"text","text":${JSON.stringify(text)}}]`
-  let result: ToolResult
-  let json: string
-  if (tool.structured === "none") {
-    result = { content }
-    json = `${textJson}}`
-  } else if (tool.structured === "wrapped") {
-    result = { content, structuredContent: { [RESULT_FIELD]: value } }
-    json = `${textJson},"structuredContent":{"${RESULT_FIELD}":${text}}}`
-  } else {
-    result = { content, structuredContent: value as Record<string, unknown> }
-    json = `${textJson},"structuredContent":${text}}`
+  if (tool.structured === "none") return { content, [ENCODED]: `${textJson}}` }
+  if (tool.structured === "wrapped") {
+    return { content, structuredContent: { [RESULT_FIELD]: value }, [ENCODED]: `${textJson},"structuredContent":{"${RESULT_FIELD}":${text}}}` }
   }
-  encodedResults.set(result, json)
-  return result
+  return { content, structuredContent: value as Record<string, unknown>, [ENCODED]: `${textJson},"structuredContent":${text}}` }
 }
 
 const hasKeys = (args: Readonly<Record<string, unknown>>): boolean => {

@@ -2,9 +2,11 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js"
 import { getHeader, type ServeRequest } from "../domain/http.js"
+import type { MaybePromise } from "../domain/maybePromise.js"
 import { bodyText } from "../pipeline/input.js"
 import { serializeJson } from "../pipeline/output.js"
 import type { StaticAnswer } from "../services/Pipeline.js"
+import { withUnabortableRequests } from "./directAbort.js"
 import { encodedResult, type McpScope, type ToolHandlers, type ToolResult } from "./handlers.js"
 
 /** The SDK modules MCP needs, loaded on the first MCP request: an API without `mcp` never loads them. */
@@ -27,40 +29,40 @@ export interface McpServerInfo {
   readonly instructions: string | undefined
 }
 
+const SENT: Promise<void> = Promise.resolve()
+
 /**
- * A transport that hands the SDK's Server one JSON-RPC request at a time and resolves with its
- * response. The Server stays connected to it, so a request costs no connect, no close and no
+ * A transport that hands the SDK's Server one JSON-RPC request at a time and gives its response to
+ * `respond`. The Server stays connected to it, so a request costs no connect, no close and no
  * Request/Response objects.
  */
 class DirectTransport implements Transport {
   onmessage?: Transport["onmessage"]
   onclose?: () => void
   onerror?: (error: Error) => void
-  private respond: ((message: JSONRPCMessage) => void) | undefined = undefined
   /** Where a request goes instead of `onmessage`, when the Server can take it as a request at once. */
   receive: ((message: JSONRPCRequest) => void) | undefined = undefined
 
+  constructor(private readonly respond: (message: JSONRPCMessage) => void) {}
+
   start(): Promise<void> {
-    return Promise.resolve()
+    return SENT
   }
 
   close(): Promise<void> {
     this.onclose?.()
-    return Promise.resolve()
+    return SENT
   }
 
   send(message: JSONRPCMessage): Promise<void> {
     // Only the response answers the HTTP request; a notification the Server sends meanwhile has nowhere to go (no stream).
-    if ("id" in message && ("result" in message || "error" in message)) this.respond?.(message)
-    return Promise.resolve()
+    if ("id" in message && ("result" in message || "error" in message)) this.respond(message)
+    return SENT
   }
 
-  request(message: JSONRPCRequest): Promise<JSONRPCMessage> {
-    return new Promise((resolve) => {
-      this.respond = resolve
-      if (this.receive === undefined) this.onmessage?.(message)
-      else this.receive(message)
-    })
+  request(message: JSONRPCRequest): void {
+    if (this.receive === undefined) this.onmessage?.(message)
+    else this.receive(message)
   }
 }
 
@@ -69,18 +71,23 @@ class DirectTransport implements Transport {
  * with a message already known to be a request. `onmessage` would first try the message against the
  * SDK's response, error and request schemas, three zod parses that cost more than the rest of the
  * Server's work on a call. It is the SDK's internal method: when a version of the SDK has it no
- * more, requests take `onmessage` as before.
+ * more, requests take `onmessage` as before. It runs with an abort controller that costs nothing
+ * (see directAbort.ts: no request on this path can be cancelled).
  */
 const requestReceiver = (server: Server): ((message: JSONRPCRequest) => void) | undefined => {
   const internal: { _onrequest?: unknown } = server as unknown as { _onrequest?: unknown }
   const onrequest = internal._onrequest
-  return typeof onrequest === "function" ? (message) => void onrequest.call(server, message, undefined) : undefined
+  if (typeof onrequest !== "function") return undefined
+  const take = (message: JSONRPCRequest): void => void onrequest.call(server, message, undefined)
+  return (message) => withUnabortableRequests(take, message)
 }
 
-/** A Server with the scope of the request it answers. */
+/** A Server with the request it answers: its scope, and where its HTTP answer goes. */
 interface Session {
   readonly transport: DirectTransport
   scope: McpScope | undefined
+  resolve: ((answer: StaticAnswer) => void) | undefined
+  reject: ((error: unknown) => void) | undefined
 }
 
 // Idle sessions kept for reuse; a burst beyond this many concurrent requests makes fresh ones.
@@ -93,6 +100,14 @@ const JSON_ANSWER_HEADERS = { "content-type": "application/json" } as const
 
 /** The SDK's answer to a method it has no handler for (its own words, without McpError's prefix). */
 const METHOD_NOT_FOUND = Object.assign(new Error("Method not found"), { code: -32601 })
+
+/**
+ * The Server calls its fallback handler inside a promise's `then` (its request handling, SDK 1.x), where
+ * a plain value is taken as it is and a throw becomes the JSON-RPC error: a tool answered synchronously
+ * is handed over without a promise, two microtask turns and a promise less per call. The handler's
+ * declared type asks for a promise.
+ */
+const handedOver = <T>(result: MaybePromise<T>): Promise<T> => result as Promise<T>
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -172,28 +187,27 @@ export class McpServerPool {
       { capabilities: { tools: { listChanged: false } }, instructions: this.info.instructions, jsonSchemaValidator: this.validator }
     )
     server.fallbackRequestHandler = (request) => {
-      if (request.method === "tools/call") return this.callTool(scope(), request.params)
+      if (request.method === "tools/call") return handedOver(this.callTool(scope(), request.params))
       if (request.method === "tools/list") return this.handlers.list(scope()).then((tools) => ({ tools: [...tools] }))
       return Promise.reject(METHOD_NOT_FOUND)
     }
     return server
   }
 
-  private callTool(scope: McpScope, params: JSONRPCRequest["params"]): Promise<ToolResult> {
+  /** A tool's result, or the JSON-RPC error `-32602` (thrown: the Server's handling turns it into the error response). */
+  private callTool(scope: McpScope, params: JSONRPCRequest["params"]): MaybePromise<ToolResult> {
     const { McpError, ErrorCode } = this.sdk
     const name = params?.["name"]
     const args = params?.["arguments"]
-    if (typeof name !== "string") return Promise.reject(new McpError(ErrorCode.InvalidParams, "Invalid tools/call request: name must be a string"))
-    if (args !== undefined && !isRecord(args)) {
-      return Promise.reject(new McpError(ErrorCode.InvalidParams, "Invalid tools/call request: arguments must be an object"))
-    }
+    if (typeof name !== "string") throw new McpError(ErrorCode.InvalidParams, "Invalid tools/call request: name must be a string")
+    if (args !== undefined && !isRecord(args)) throw new McpError(ErrorCode.InvalidParams, "Invalid tools/call request: arguments must be an object")
     const result = this.handlers.call(scope, name, args)
-    if (result === undefined) return Promise.reject(new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`))
-    return Promise.resolve(result)
+    if (result === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
+    return result
   }
 
   private openSession(): Session {
-    const session: Session = { transport: new DirectTransport(), scope: undefined }
+    const session: Session = { transport: new DirectTransport((response) => this.answered(session, response)), scope: undefined, resolve: undefined, reject: undefined }
     const scope = (): McpScope => {
       if (session.scope === undefined) throw new this.sdk.McpError(this.sdk.ErrorCode.InternalError, "No request in progress")
       return session.scope
@@ -203,6 +217,21 @@ export class McpServerPool {
     void server.connect(session.transport)
     session.transport.receive = requestReceiver(server)
     return session
+  }
+
+  /** The Server's response: the session is free again, and the HTTP request gets its answer. */
+  private answered(session: Session, response: JSONRPCMessage): void {
+    const { resolve, reject } = session
+    session.scope = undefined
+    session.resolve = undefined
+    session.reject = undefined
+    if (this.idle.length < MAX_IDLE) this.idle.push(session)
+    try {
+      // The headers are copied where the answer gets its common headers.
+      resolve?.({ status: 200, headers: JSON_ANSWER_HEADERS, body: encodeResponse(response) })
+    } catch (error) {
+      reject?.(error)
+    }
   }
 
   /** The JSON-RPC request the direct path may answer, or undefined when the SDK's transport must. */
@@ -219,16 +248,14 @@ export class McpServerPool {
     return parsed.success && parsed.data.method !== "initialize" ? parsed.data : undefined
   }
 
-  private async answerDirectly(message: JSONRPCRequest, scope: McpScope): Promise<StaticAnswer> {
+  private answerDirectly(message: JSONRPCRequest, scope: McpScope): Promise<StaticAnswer> {
     const session = this.idle.pop() ?? this.openSession()
     session.scope = scope
-    try {
-      const response = await session.transport.request(message)
-      return { status: 200, headers: { ...JSON_ANSWER_HEADERS }, body: encodeResponse(response) }
-    } finally {
-      session.scope = undefined
-      if (this.idle.length < MAX_IDLE) this.idle.push(session)
-    }
+    return new Promise((resolve, reject) => {
+      session.resolve = resolve
+      session.reject = reject
+      session.transport.request(message)
+    })
   }
 
   /** The SDK's Web-standard transport, stateless with JSON answers, on a Server of its own. */

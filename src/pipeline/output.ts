@@ -1,5 +1,5 @@
 import { StoredResult } from "../cache/ResultCacheStore.js"
-import { getHeader } from "../domain/http.js"
+import { type CompressedBodies, getHeader } from "../domain/http.js"
 import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
 import { cacheControl, ifNoneMatchHits, strongEtag } from "./cache.js"
 import type { RequestContext } from "./context.js"
@@ -11,6 +11,8 @@ export interface ShapedOutput {
   readonly status: number
   readonly headers: Record<string, string>
   readonly body: string | null
+  /** Where the adapters keep the body's compressed forms: set when the body is a cached entry's JSON text. */
+  readonly compressed?: CompressedBodies
 }
 
 const bigintSafe = (_key: string, value: unknown): unknown =>
@@ -34,9 +36,15 @@ const IN_PROCESS_OK: ShapedOutput = { status: 200, headers: Object.freeze({}), b
 const IN_PROCESS_NO_CONTENT: ShapedOutput = { status: 204, headers: Object.freeze({}), body: null }
 
 /** The answer with its ETag: 304 without a body when the client holds this version. */
-const validated = (ctx: RequestContext, headers: Record<string, string>, body: string, etag: string): ShapedOutput => {
+const validated = (
+  ctx: RequestContext,
+  headers: Record<string, string>,
+  body: string,
+  etag: string,
+  compressed: CompressedBodies | undefined
+): ShapedOutput => {
   headers.etag = etag
-  if (!ifNoneMatchHits(getHeader(ctx.request, "if-none-match"), etag)) return { status: 200, headers, body }
+  if (!ifNoneMatchHits(getHeader(ctx.request, "if-none-match"), etag)) return compressed === undefined ? { status: 200, headers, body } : { status: 200, headers, body, compressed }
   delete headers["content-type"]
   return { status: 304, headers, body: null }
 }
@@ -68,13 +76,20 @@ export const shapeOutput = (
   const body = stored === undefined
     ? serialize(representation.format, value)
     : representation.format === "json" ? stored.json : serialize(representation.format, stored.parse())
+  // A cached entry's JSON text goes out as it is stored: its ETag and compressed forms are kept with it.
+  const entry = stored !== undefined && body === stored.json ? stored : undefined
+  const compressed = entry?.compressed
   headers["content-type"] = CONTENT_TYPES[representation.format]
-  if (cache === undefined) return { status: 200, headers, body }
+  if (cache === undefined || ttlMs === null || ttlMs <= 0) {
+    if (cache !== undefined) headers["cache-control"] = cache
+    return compressed === undefined ? { status: 200, headers, body } : { status: 200, headers, body, compressed }
+  }
   headers["cache-control"] = cache
-  // `no-store` answers are never reused, so they get no validator.
-  if (ttlMs === null || ttlMs <= 0) return { status: 200, headers, body }
   if (representation.varyOnAccept) headers.vary = "Accept"
-  // The ETag of a stored JSON text is computed once per entry (equal bytes, equal tag).
-  const etag = stored !== undefined && body === stored.json ? (stored.etag ??= strongEtag(body)) : strongEtag(body)
-  return isPromiseLike(etag) ? etag.then((tag) => validated(ctx, headers, body, tag)) : validated(ctx, headers, body, etag)
+  // The ETag of a stored JSON text is computed once per entry (equal bytes, equal tag); `no-store`
+  // answers (no TTL) are never reused, so they get no validator.
+  const etag = entry !== undefined ? (entry.etag ??= strongEtag(body)) : strongEtag(body)
+  return isPromiseLike(etag)
+    ? etag.then((tag) => validated(ctx, headers, body, tag, compressed))
+    : validated(ctx, headers, body, etag, compressed)
 }

@@ -51,9 +51,9 @@ export const toResponse = (
 ): ServeResponse => {
   if (!settled.ok) return errorResponse(settled.error, requestId, corsHeaders, settled.ctx)
   const { output, ctx } = settled
-  return {
-    status: output.status,
-    headers: finishHeaders(output.headers, requestId, corsHeaders, ctx.responseHeaders),
-    body: head ? null : output.body
-  }
+  const headers = finishHeaders(output.headers, requestId, corsHeaders, ctx.responseHeaders)
+  if (head) return { status: output.status, headers, body: null }
+  return output.compressed === undefined
+    ? { status: output.status, headers, body: output.body }
+    : { status: output.status, headers, body: output.body, compressed: output.compressed }
 }

@@ -202,4 +202,35 @@ describe("the MCP endpoint over HTTP", () => {
     expect(scrape.body).toMatch(/^queryserve_requests_total\{endpoint="ping",method="GET",status="200"\} 2$/m)
     await api.dispose()
   })
+  it("leaves AbortController as it was: a tool's handler, and code after the call, get working controllers and a real ctx.signal", async () => {
+    const Original = globalThis.AbortController
+    const seen: Array<{ controller: boolean; aborts: boolean; signal: boolean; signalAborted: boolean }> = []
+    const api = defineServe({
+      mcp: true,
+      queries: {
+        probe: ({ ctx }: { ctx: { signal: AbortSignal } }) => {
+          const controller = new AbortController()
+          controller.abort("stop")
+          seen.push({
+            controller: controller instanceof Original,
+            aborts: controller.signal.aborted && controller.signal.reason === "stop",
+            signal: ctx.signal instanceof AbortSignal,
+            signalAborted: ctx.signal.aborted
+          })
+          return { ok: true }
+        }
+      }
+    })
+    // Twice: the second call takes the pooled Server, on the direct path.
+    for (let i = 0; i < 2; i++) {
+      const answer = await mcpPost(api.handler, rpc("tools/call", { name: "probe", arguments: {} }))
+      expect(answer.json.result.content[0].text).toBe('{"ok":true}')
+      expect(globalThis.AbortController).toBe(Original)
+    }
+    expect(seen).toEqual([0, 1].map(() => ({ controller: true, aborts: true, signal: true, signalAborted: false })))
+    const after = new AbortController()
+    after.abort()
+    expect(after.signal.aborted).toBe(true)
+    await api.dispose()
+  })
 })

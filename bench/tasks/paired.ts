@@ -1,0 +1,135 @@
+/**
+ * The issue goals against raw node:http, measured in pairs: each round runs raw and one queryserve
+ * setup back to back (raw first in even rounds, second in odd ones: A B, B A, …), and the round's
+ * ratio is the setup's req/s over raw's in that same round. The figure is the median of the rounds'
+ * ratios. On a box whose speed swings by 2× within a minute, a ratio of medians taken minutes apart
+ * measures the swing; two runs seconds apart see nearly the same box, and the median drops the
+ * rounds a swing still hit. Run by bench/run.ts (section `goals`).
+ *
+ * Env: BENCH_PAIRS (rounds per goal, default 8), BENCH_PAIR_DURATION (seconds per run, default 2).
+ */
+import type { ChildProcess } from "node:child_process";
+import { envNumber } from "../lib/env.js";
+import { API_KEY, API_KEY_HEADER, GET_URL_PATH, POST_BODY, POST_PATH } from "../lib/fixture.js";
+import { runLoad, type RunResult, type Target } from "../lib/load.js";
+import { freePort, spawnBench, stopChild } from "../lib/children.js";
+import type { TaskResult } from "../lib/report.js";
+
+const PAIRS = Math.max(2, Math.round(envNumber("BENCH_PAIRS", 8)));
+const PAIR_DURATION = envNumber("BENCH_PAIR_DURATION", 2);
+
+interface Goal {
+  readonly id: string;
+  readonly label: string;
+  readonly server: string;
+  readonly method: "GET" | "POST";
+  readonly minRatio: number;
+}
+
+const GOALS: ReadonlyArray<Goal> = [
+  { id: "get-full", label: "GET, full pipeline", server: "queryserve-full", method: "GET", minRatio: 0.94 },
+  { id: "get-log", label: "GET, full pipeline + JSON log", server: "queryserve-full-log", method: "GET", minRatio: 0.95 },
+  { id: "post-full", label: "POST with a validated JSON body, full pipeline", server: "queryserve-full", method: "POST", minRatio: 0.9 },
+];
+
+export interface PairedOptions {
+  readonly connections: number;
+  readonly warmupSec: number;
+  readonly log: (line: string) => void;
+  readonly format: (run: RunResult) => string;
+}
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : (sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2;
+};
+
+const targetOf = (port: number, child: ChildProcess, goal: Goal, auth: boolean): Target => ({
+  port,
+  pid: child.pid ?? -1,
+  method: goal.method,
+  path: goal.method === "GET" ? GET_URL_PATH : POST_PATH,
+  headers: {
+    ...(auth ? { [API_KEY_HEADER]: API_KEY } : {}),
+    ...(goal.method === "POST" ? { "content-type": "application/json" } : {}),
+  },
+  ...(goal.method === "POST" ? { body: POST_BODY } : {}),
+});
+
+export const runPairedTask = async (options: PairedOptions): Promise<TaskResult> => {
+  const children = new Map<string, { child: ChildProcess; port: number }>();
+  try {
+    for (const name of ["raw", ...new Set(GOALS.map((goal) => goal.server))]) {
+      const port = await freePort();
+      const started = await spawnBench(`servers/${name}.ts`, { PORT: String(port) });
+      children.set(name, { child: started.child, port });
+      if (started.outcome.kind !== "ready") {
+        const reason = "reason" in started.outcome ? started.outcome.reason : started.outcome.kind;
+        return { status: started.outcome.kind === "skip" ? "skipped" : "failed", reason: `${name}: ${reason}` };
+      }
+    }
+    const raw = children.get("raw")!;
+    const rows = [];
+    for (const goal of GOALS) {
+      const peer = children.get(goal.server)!;
+      const targets = { raw: targetOf(raw.port, raw.child, goal, false), peer: targetOf(peer.port, peer.child, goal, true) };
+      for (const side of ["raw", "peer"] as const) await runLoad(targets[side], { connections: options.connections, durationSec: options.warmupSec });
+      const ratios: number[] = [];
+      const cpuRatios: number[] = [];
+      let failures = 0;
+      for (let round = 0; round < PAIRS; round++) {
+        const runs: Partial<Record<"raw" | "peer", RunResult>> = {};
+        for (const side of round % 2 === 0 ? (["raw", "peer"] as const) : (["peer", "raw"] as const)) {
+          runs[side] = await runLoad(targets[side], { connections: options.connections, durationSec: PAIR_DURATION });
+          failures += runs[side].non2xx + runs[side].errors + runs[side].timeouts;
+        }
+        ratios.push(runs.peer!.rps / runs.raw!.rps);
+        cpuRatios.push(runs.raw!.serverUsPerReq / runs.peer!.serverUsPerReq);
+        options.log(`  ${goal.id} round ${round + 1}/${PAIRS}: raw ${Math.round(runs.raw!.rps)} req/s, ${goal.server} ${Math.round(runs.peer!.rps)} req/s → ${ratios.at(-1)!.toFixed(3)}×`);
+      }
+      const row = {
+        id: goal.id,
+        label: goal.label,
+        server: goal.server,
+        goal: goal.minRatio,
+        ratio: median(ratios),
+        lowest: Math.min(...ratios),
+        highest: Math.max(...ratios),
+        cpuRatio: median(cpuRatios),
+        rounds: PAIRS,
+        failures,
+      };
+      options.log(`  ${goal.label}: ${row.ratio.toFixed(3)}× raw (median of ${PAIRS} pairs, ${row.lowest.toFixed(2)}–${row.highest.toFixed(2)}; goal ≥ ${goal.minRatio})`);
+      rows.push(row);
+    }
+    return { status: "ok", data: { pairDurationSec: PAIR_DURATION, rows } };
+  } catch (error) {
+    return { status: "failed", reason: error instanceof Error ? error.message : String(error) };
+  } finally {
+    await Promise.all([...children.values()].map(({ child }) => stopChild(child)));
+  }
+};
+
+interface PairedRow {
+  readonly label: string;
+  readonly goal: number;
+  readonly ratio: number;
+  readonly lowest: number;
+  readonly highest: number;
+  readonly cpuRatio: number;
+  readonly rounds: number;
+  readonly failures: number;
+}
+
+const isRow = (value: unknown): value is PairedRow =>
+  typeof value === "object" && value !== null && "label" in value && "ratio" in value && "goal" in value;
+
+/** The section's lines for the console and RESULTS.md. */
+export const pairedLines = (task: TaskResult): string[] => {
+  if (task.status !== "ok" || task.data === undefined) return [`${task.status}: ${task.reason ?? ""}`];
+  const rows = Array.isArray(task.data["rows"]) ? task.data["rows"].filter(isRow) : [];
+  return rows.map((row) =>
+    `- ${row.label}: ${row.ratio.toFixed(3)}× raw node:http's req/s (median of ${row.rounds} pairs of ${String(task.data?.["pairDurationSec"])} s runs, ` +
+    `${row.lowest.toFixed(2)}–${row.highest.toFixed(2)}; server CPU per request ${row.cpuRatio.toFixed(3)}× as efficient) — goal ≥ ${row.goal}: ` +
+    `${row.ratio >= row.goal ? "met" : "not met"}${row.failures > 0 ? `; ${row.failures} failed requests` : ""}`);
+};
