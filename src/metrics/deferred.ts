@@ -1,5 +1,6 @@
 import { ServiceUnavailable } from "../domain/errors.js"
 import type { ServeQueryEvent } from "../domain/event.js"
+import { resultBlind } from "../services/QueryLogger.js"
 import type { MetricsScrape, MetricsService } from "./Metrics.js"
 
 /** A MetricsService that holds resources until closed. */
@@ -37,10 +38,11 @@ export const makeDeferredMetrics = (load: () => Promise<ClosableMetrics>): Closa
   // Reported above; each scrape gets the rejection itself.
   ready.catch(() => {})
   return {
-    observe: (event) => {
+    // The Prometheus backend counts events; it never reads their `result`.
+    observe: resultBlind((event: ServeQueryEvent) => {
       if (backend !== undefined) backend.observe(event)
       else early?.push(event)
-    },
+    }),
     scrape: (): Promise<MetricsScrape> => ready.then((loaded) => loaded.scrape()),
     close: () => {
       closed = true

@@ -2,7 +2,6 @@ import cluster from "node:cluster"
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client"
 import { isQueryserveWorker } from "../adapters/cluster.js"
 import type { ServeQueryEvent } from "../domain/event.js"
-import { resultBlind } from "../services/QueryLogger.js"
 import { answerWorkers, askPrimary, shareWithPrimary } from "./cluster.js"
 import type { ClosableMetrics } from "./deferred.js"
 import { type DurationCounts, DurationHistogram } from "./histogram.js"
@@ -127,7 +126,7 @@ export const makePromMetrics = (buckets: ReadonlyArray<number>): ClosableMetrics
     return found
   }
 
-  const observe = resultBlind((event: ServeQueryEvent): void => {
+  const observe = (event: ServeQueryEvent): void => {
     if (event.status === "started") {
       inFlight++
       return
@@ -140,7 +139,7 @@ export const makePromMetrics = (buckets: ReadonlyArray<number>): ClosableMetrics
     endpoint.durations.observe((event.durationMs ?? 0) / 1000)
     if (status === 429) endpoint.rateLimited.pending++
     if (event.cacheHit !== undefined) (event.cacheHit ? endpoint.hit : endpoint.miss).pending++
-  })
+  }
 
   // The primary of `start({ workers })` runs the same program: it answers the workers' scrapes.
   if (cluster.isPrimary) answerWorkers()
