@@ -287,6 +287,37 @@ describe("result cache: the stages around it", () => {
     expect(results[3]).not.toBe(results[4])
   })
 
+  it("hands a hit's result to every listener of yours, whichever of queryserve's own listeners (metrics, log lines) are on", async () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {})
+    try {
+      const api = defineServe({ resultCache: true, metrics: { public: true }, queryLogging: true, queries: { rows: { cacheTtlMs: 60_000, query: () => [{ a: 1 }] } } })
+      const results: Array<unknown> = []
+      const listen = () => api.queryLogger.on((event) => void (event.status === "completed" && results.push(event.result)))
+      await api.handler(get("rows"))
+      // Only queryserve's own listeners: a hit is answered and counted all the same.
+      expect((await api.handler(get("rows"))).headers["x-cache"]).toBe("HIT")
+      const stop = listen()
+      await api.handler(get("rows"))
+      stop()
+      await api.handler(get("rows"))
+      listen()
+      await api.handler(get("rows"))
+      expect(results).toEqual([[{ a: 1 }], [{ a: 1 }]])
+      // Without any of queryserve's own listeners, too.
+      const bare = defineServe({ resultCache: true, queries: { rows: { cacheTtlMs: 60_000, query: () => [{ a: 2 }] } } })
+      const bareResults: Array<unknown> = []
+      bare.queryLogger.on((event) => void (event.status === "completed" && bareResults.push(event.result)))
+      await bare.handler(get("rows"))
+      await bare.handler(get("rows"))
+      expect(bareResults).toEqual([[{ a: 2 }], [{ a: 2 }]])
+      const scrape = await api.handler({ method: "GET", path: "/api/analytics/metrics", headers: {} })
+      expect(scrape.body).toContain('queryserve_result_cache_total{endpoint="rows",result="hit"} 4')
+      await api.dispose()
+    } finally {
+      log.mockRestore()
+    }
+  })
+
   it("reports cacheHit on completed events and in both log formats, and the value as result", async () => {
     const events: Array<ServeQueryEvent> = []
     const log = vi.spyOn(console, "log").mockImplementation(() => {})
