@@ -1,10 +1,9 @@
 import { StoredResult } from "../cache/ResultCacheStore.js"
 import type { EndpointInfo, ServeLifecycleHooks } from "../domain/config.js"
 import type { ServeError } from "../domain/errors.js"
-import type { QueryTransport } from "../domain/event.js"
+import type { QueryTransport, ServeQueryEvent } from "../domain/event.js"
 import type { ServeRequest } from "../domain/http.js"
 import type { ServeQueryLogger } from "../services/QueryLogger.js"
-import { FinalEvent, RequestEnd } from "./finalEvents.js"
 
 /** The facts of one endpoint execution that events and hooks report. */
 export interface ExecutionRecord {
@@ -23,6 +22,33 @@ export const rawCause = (error: ServeError): unknown =>
   error._tag === "InternalError" || error._tag === "DatabaseUnreachable" ? error.cause ?? error : error
 
 const asError = (value: unknown): Error => (value instanceof Error ? value : new Error(String(value)))
+
+/** Where an event or hook argument keeps the StoredResult it parses `result` from; not enumerable, so copies and logs see `result` only. */
+const STORED = Symbol("queryserve/storedResult")
+
+/**
+ * One getter for every answer from the result cache, so that their objects share a shape: a getter
+ * made per object (a closure) or defined over an existing `result` turned each one into a slow
+ * dictionary object, about 2 µs per request.
+ */
+const PARSED_RESULT: PropertyDescriptor = {
+  get(this: { readonly [STORED]: StoredResult }) {
+    return this[STORED].parse()
+  },
+  enumerable: true
+}
+
+/** `target` with `result` set: a stored result is parsed when read, each read a fresh value. */
+const withResult = <A extends object>(target: A, result: unknown): A & { readonly result: unknown } => {
+  const completed = target as A & { result?: unknown }
+  if (result instanceof StoredResult) {
+    Object.defineProperty(completed, STORED, { value: result })
+    Object.defineProperty(completed, "result", PARSED_RESULT)
+  } else {
+    completed.result = result
+  }
+  return completed as A & { readonly result: unknown }
+}
 
 const callHook = <A>(name: string, hook: ((arg: A) => void) | undefined, arg: A): void => {
   if (hook === undefined) return
@@ -77,13 +103,14 @@ export class Lifecycle {
   completed(record: ExecutionRecord, input: unknown, status: number, result: unknown, cacheStatus: "HIT" | "MISS" | undefined): void {
     const durationMs = performance.now() - record.startedAt
     if (this.hooks.onRequestEnd !== undefined) {
-      callHook("onRequestEnd", this.hooks.onRequestEnd, new RequestEnd(record.requestId, record.endpoint.key, durationMs, status, result))
+      const end = { requestId: record.requestId, queryKey: record.endpoint.key, durationMs, status }
+      callHook("onRequestEnd", this.hooks.onRequestEnd, withResult(end, result))
     }
     if (this.logger.listenerCount > 0) {
       const cacheHit = cacheStatus === undefined ? undefined : cacheStatus === "HIT"
-      // Nobody reads a stored result's `result` when every listener is one of ours that does not.
+      // When every listener is one of queryserve's own, none reads `result`: a stored one is left out (no getter to define).
       const readable = result instanceof StoredResult && (this.logger.resultReaderCount ?? 1) === 0 ? undefined : result
-      this.logger.emit(new FinalEvent(record, "completed", durationMs, input, status, readable, undefined, cacheHit))
+      this.logger.emit(this.finalEvent(record, "completed", durationMs, input, status, readable, undefined, cacheHit))
     }
   }
 
@@ -107,9 +134,45 @@ export class Lifecycle {
     const raw = rawCause(error)
     this.refused(record.endpoint.key, record.requestId, record.request, error)
     callHook("onError", this.hooks.onError, { error: raw, queryKey: record.endpoint.key, requestId: record.requestId, durationMs })
-    callHook("onRequestEnd", this.hooks.onRequestEnd, new RequestEnd(record.requestId, record.endpoint.key, durationMs, status, undefined))
+    callHook("onRequestEnd", this.hooks.onRequestEnd, {
+      requestId: record.requestId,
+      queryKey: record.endpoint.key,
+      durationMs,
+      status,
+      result: undefined
+    })
     if (this.logger.listenerCount > 0) {
-      this.logger.emit(new FinalEvent(record, "error", durationMs, input, status, undefined, asError(raw), undefined))
+      this.logger.emit(this.finalEvent(record, "error", durationMs, input, status, undefined, asError(raw), undefined))
     }
+  }
+
+  private finalEvent(
+    record: ExecutionRecord,
+    status: "completed" | "error",
+    durationMs: number,
+    input: unknown,
+    responseStatus: number,
+    result: unknown,
+    error: Error | undefined,
+    cacheHit: boolean | undefined
+  ): ServeQueryEvent {
+    // Built in three steps so that `result` keeps its place among the keys; the steps' shapes are shared by all events.
+    const event: { -readonly [K in keyof ServeQueryEvent]: ServeQueryEvent[K] } = {
+      requestId: record.requestId,
+      endpointKey: record.endpoint.key,
+      path: record.path,
+      method: record.method,
+      status,
+      startTime: record.startTime,
+      endTime: record.startTime + durationMs,
+      durationMs,
+      input,
+      responseStatus,
+      transport: record.transport
+    }
+    withResult(event, result)
+    event.error = error
+    event.cacheHit = cacheHit
+    return event
   }
 }
