@@ -75,11 +75,12 @@ const send = async (target: Target, request: FuzzRequest, tally: Tally): Promise
     headRequest: request.method === "HEAD",
     timeoutMs: 15_000
   })
-  const oversizedHeaders = outcome.answered && outcome.response.status === 431
+  // 431 and 408 are node:http's refusals of a request it has not wholly received (headers too large,
+  // or not all of it in time): answered from the socket, where the request's headers are not at hand.
+  const unreceived = outcome.answered && (outcome.response.status === 431 || outcome.response.status === 408)
   const broken = violations(outcome, {
     headRequest: request.method === "HEAD",
-    // node:http refuses oversized headers before it reads any of them, so no id can be echoed.
-    echoedRequestId: oversizedHeaders ? undefined : echoedRequestId(request),
+    echoedRequestId: unreceived ? undefined : echoedRequestId(request),
     sent: bytes.toString("latin1")
   })
   tally.record(request, outcome, broken)
