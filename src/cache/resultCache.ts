@@ -133,14 +133,15 @@ export class ResultCache {
  */
 export class EndpointCache {
   private readonly segment: string
-  private readonly parseForMiddlewares: boolean
-  /** Without middlewares nothing changes `ctx.input` after validation: a remembered input's key texts hold. */
-  private readonly keysFromKnownInput: boolean
+  /**
+   * Middlewares see a parsed copy from `next()`, and may change `ctx.input` after validation; without
+   * them a remembered input's key texts hold.
+   */
+  private readonly hasMiddlewares: boolean
 
   constructor(private readonly cache: ResultCache, private readonly plan: EndpointPlan) {
     this.segment = keySegment(plan.info.key)
-    this.parseForMiddlewares = plan.middlewares.length > 0
-    this.keysFromKnownInput = plan.middlewares.length === 0
+    this.hasMiddlewares = plan.middlewares.length > 0
   }
 
   /** The handler of the middleware chain: `work` (handler and encoding) behind the cache. */
@@ -161,7 +162,7 @@ export class EndpointCache {
     let key: ResultCacheKey
     try {
       const known = ctx.knownInput
-      key = known !== undefined && this.keysFromKnownInput
+      key = known !== undefined && !this.hasMiddlewares
         ? knownInputKey(this.plan.info.key, this.segment, ctx, known)
         : resultCacheKey(this.plan.info.key, this.segment, ctx)
     } catch {
@@ -207,7 +208,7 @@ export class EndpointCache {
   }
 
   private answer(stored: StoredResult | undefined): unknown {
-    return stored === undefined ? undefined : this.parseForMiddlewares ? stored.parse() : stored
+    return stored === undefined ? undefined : this.hasMiddlewares ? stored.parse() : stored
   }
 
   private hit(ctx: RequestContext, stored: StoredResult | undefined): unknown {
