@@ -38,11 +38,12 @@ interface Entry {
  * What an entry costs besides the characters of its key and JSON: the entry and StoredResult
  * objects, the two strings' headers, the key's concatenation node, the memoized ETag, and the Map's
  * slot, which counts double because the table keeps up to as many free or deleted slots as live ones
- * between rehashes. Measured on Node 20 with the heap after a full GC: 36 bytes more than 320 per
- * entry in a store that never evicts, 72 more in a full one that evicts and moves entries on hits,
- * so 400 keeps the store's count at or above what V8 holds.
+ * between rehashes, and the holder of the entry's compressed forms. Measured on Node 20 with the
+ * heap after a full GC (an endpoint's results of about 900 characters): 434 bytes per entry in a
+ * store that never evicts, about 450 in a full one that evicts, so 460 keeps the store's count at or
+ * above what V8 holds.
  */
-const ENTRY_OVERHEAD = 400
+const ENTRY_OVERHEAD = 460
 
 /** Bytes V8 holds a string in: one per character, two when any is outside Latin-1. */
 const stringBytes = (text: string): number => (/[^\u0000-\u00ff]/.test(text) ? 2 * text.length : text.length)
