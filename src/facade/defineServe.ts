@@ -98,12 +98,10 @@ export const defineServe = <
   const cors = compileCors(definition.cors)
   const logger = makeQueryLogger()
   attachConfiguredLogging(logger, config.queryLogging, config.slowQueryThreshold)
-  const userLayer = Layer.mergeAll(
-    Layer.succeed(QueryLogger, logger),
-    definition.resultCache?.store ?? Layer.empty,
-    config.layer ?? Layer.empty,
-    config.tracing === undefined ? Layer.empty : Layer.succeed(StageTracing, config.tracing)
-  )
+  const extraLayers: Array<Layer.Layer<never, unknown, never>> = []
+  if (definition.resultCache?.store !== undefined) extraLayers.push(definition.resultCache.store)
+  if (config.layer !== undefined) extraLayers.push(config.layer)
+  if (config.tracing !== undefined) extraLayers.push(Layer.succeed(StageTracing, config.tracing))
   /** The pipeline, for what runs once it is built (requests reach static routes only through it). */
   const built = (caller: string): PipelineService => {
     if (pipeline instanceof Promise) throw new Error(`${caller}: the runtime is still starting; await builder.runtime first`)
@@ -111,7 +109,7 @@ export const defineServe = <
   }
   const describe = (): ReadonlyArray<ServeEndpoint> => describeRoutes(built("describe()").routes())
   const staticRoutes = () => [...contractRoutes(definition, describe), ...mcpRoutes(definition, () => built("mcp"))]
-  const runtime = ManagedRuntime.make(makeServeLayer(definition, staticRoutes, userLayer))
+  const runtime = ManagedRuntime.make(makeServeLayer(definition, staticRoutes, logger, extraLayers))
   let pipeline = acquirePipeline(runtime)
   if (pipeline instanceof Promise) void pipeline.then((ready) => (pipeline = ready))
   const withPipeline = <A>(f: (p: PipelineService) => MaybePromise<A>): MaybePromise<A> =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { Authenticator, pipelineLayer, Pipeline, QueryLogger, TenantIsolation, defaultServicesLayer } from "queryserve"
+import { Authenticator, defineServe, pipelineLayer, Pipeline, QueryLogger, TenantIsolation, defaultServicesLayer } from "queryserve"
 
 const config = {
   auth: () => null,
@@ -33,4 +33,17 @@ describe("stage services are Effect services", () => {
       expect(statuses).toEqual([undefined, 401])
     }).pipe(Effect.provide(pipelineLayer(config).pipe(Layer.provideMerge(defaultServicesLayer))))
   )
+})
+
+describe("config.layer", () => {
+  it("replaces a default stage service, while the builder's logger still reports", async () => {
+    const api = defineServe({ ...config, layer: FixedCaller })
+    const statuses: Array<number | undefined> = []
+    api.queryLogger.on((event) => statuses.push(event.responseStatus))
+    const response = await api.handler({ method: "GET", path: "/api/analytics/whoami" })
+    expect(response.status).toBe(200)
+    expect(JSON.parse(response.body!)).toEqual({ caller: { id: "test-user", roles: ["admin"] } })
+    expect(statuses).toEqual([undefined, 200])
+    expect((await defineServe(config).handler({ method: "GET", path: "/api/analytics/whoami" })).status).toBe(401)
+  })
 })
