@@ -71,10 +71,12 @@ const readBody = (
 
 /**
  * The body, when node:http has parsed all of it already: a small body sent with its head arrives in
- * the same read, which node:http finishes parsing after the 'request' listener returns, so by the next
- * microtask the message is complete and its body sits in the stream's buffer. One `read()` takes it
- * without the 'data' and 'end' events and the ticks they cost (about a third of a small POST in
- * node:http). Undefined when the body is still on its way, or someone else is reading the stream.
+ * the same read, whose parsing node:http finishes after the 'request' listener returns, so once the
+ * event loop's reads are done (`setImmediate`; not a microtask: node:http parses a socket's read in
+ * C++ and runs microtasks after each event it hands to JavaScript, before the body's) the message
+ * is complete and its body sits in the stream's buffer. One `read()` takes it without the 'data' and
+ * 'end' events and the ticks they cost (about a third of a small POST in node:http). Undefined when
+ * the body is still on its way, or someone else is reading the stream.
  */
 const bufferedBody = (req: IncomingMessage): Buffer | null | undefined =>
   req.complete && req.readableFlowing === null ? req.read() as Buffer | null : undefined
@@ -150,7 +152,7 @@ export const makeNodeListener = (
     // A framework in front (Express body parsers, serverless runtimes) may have read the body already.
     if (req.readableEnded) return dispatch(req, res, (req as { body?: unknown }).body)
     if (Number(req.headers["content-length"]) > limit) return fail(req, res, payloadTooLarge(limit), true)
-    queueMicrotask(() => {
+    setImmediate(() => {
       const buffered = bufferedBody(req)
       if (buffered === undefined) return readBody(req, limit, (body) => dispatch(req, res, body), (error) => failRead(req, res, error))
       // A chunked body has no length up front: its size is known only now.
