@@ -7,7 +7,7 @@
  * median and best round, and the difference to raw: the part of the bench's "server CPU µs/req"
  * that is queryserve's own, measured in one process instead of across processes on a busy box.
  *   npm run build && TSX_TSCONFIG_PATH=bench/tsconfig.json node --import tsx bench/tasks/listenerLoop.ts [get|post|mcp]
- * SETUPS (default raw,bare,full; `mcp`, a tools/call of the GET's endpoint, needs SETUPS=full-mcp),
+ * SETUPS (default raw,bare,full; also full-log, full-metrics; `mcp`, a tools/call of the GET's endpoint, needs SETUPS=full-mcp),
  * N requests per round (default 5000), ROUNDS (default 10).
  */
 import { createServer, type Server } from "node:http";
@@ -18,7 +18,7 @@ import { cpuPerRequest, MemoryConnection } from "../lib/memoryConnection.js";
 import { rawListener } from "../lib/rawListener.js";
 import { median } from "../lib/report.js";
 
-const SETUP_NAMES: ReadonlyArray<string> = ["raw", "bare", "full", "full-log", "full-mcp"];
+const SETUP_NAMES: ReadonlyArray<string> = ["raw", "bare", "full", "full-log", "full-metrics", "full-mcp"];
 
 const mode = process.argv[2] ?? "get";
 if (mode !== "get" && mode !== "post" && mode !== "mcp") throw new Error(`unknown mode ${mode}`);
@@ -49,6 +49,9 @@ for (const name of names) {
   peers.push({ name, server, connection, us: [] });
 }
 
+// The loop below only ever waits on microtasks, so nothing that needs the event loop (the lazy import
+// of prom-client with `metrics`, of the MCP SDK) could finish once it runs: let them finish first.
+await new Promise((resolve) => setTimeout(resolve, 1000));
 for (const peer of peers) await cpuPerRequest(peer.connection, requestBytes, perRound); // warm-up
 for (let round = 0; round < rounds; round++) {
   for (const peer of round % 2 === 0 ? peers : [...peers].reverse()) peer.us.push(await cpuPerRequest(peer.connection, requestBytes, perRound));
