@@ -59,7 +59,7 @@ describe("body limit", () => {
   })
 
   // A body that arrives in the read holding its head is taken from node:http's buffer; one that comes later through the stream's events.
-  it("reads a body sent with its head, after its head, and pipelined behind another, on one kept-alive connection", async () => {
+  it("reads a body sent with its head, after its head, pipelined behind another, and split across reads, on one kept-alive connection", async () => {
     const connection = await openConnection(server.port)
     const post = (body: string) => `POST /api/analytics/echo HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`
     const answers = (count: number) => connection.readUntil((text) => (text.match(/\{"bytes":\d+\}/g) ?? []).length === count)
@@ -71,9 +71,15 @@ describe("body limit", () => {
     connection.write(late)
     await answers(2)
     connection.write(post(`[${"1,".repeat(29)}1]`) + post('"z"'))
-    const received = await answers(4)
-    expect(statusLines(received)).toEqual(Array(4).fill("HTTP/1.1 200 OK"))
-    expect(received.match(/\{"bytes":\d+\}/g)).toEqual(['{"bytes":18}', '{"bytes":28}', '{"bytes":61}', '{"bytes":3}'])
+    await answers(4)
+    // Part of the body with the head, the rest later: the part already buffered is read with the rest.
+    const split = post(`{"c":"${"w".repeat(30)}"}`)
+    connection.write(split.slice(0, -12))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    connection.write(split.slice(-12))
+    const received = await answers(5)
+    expect(statusLines(received)).toEqual(Array(5).fill("HTTP/1.1 200 OK"))
+    expect(received.match(/\{"bytes":\d+\}/g)).toEqual(['{"bytes":18}', '{"bytes":28}', '{"bytes":61}', '{"bytes":3}', '{"bytes":38}'])
     connection.destroy()
   })
 
