@@ -35,15 +35,17 @@ interface Entry {
 }
 
 /**
- * What an entry costs besides the characters of its key and JSON: the entry and StoredResult
- * objects, the two strings' headers, the key's concatenation node, the memoized ETag, and the Map's
- * slot, which counts double because the table keeps up to as many free or deleted slots as live ones
- * between rehashes, and the holder of the entry's compressed forms. Measured on Node 20 with the
- * heap after a full GC (an endpoint's results of about 900 characters): 434 bytes per entry in a
- * store that never evicts, about 450 in a full one that evicts, so 460 keeps the store's count at or
- * above what V8 holds.
+ * What an entry costs the process besides the characters of its key and JSON. In the heap: the
+ * entry and StoredResult objects, the two strings' headers, the key's concatenation node, the
+ * memoized ETag, the holder of its compressed forms, and the Map's slot (counted double: the table
+ * keeps up to as many free or deleted slots as live ones between rehashes): about 450 bytes on
+ * Node 20, heap after a full GC. An evicting store also leaves free space between those small
+ * objects in V8's old-generation pages, which RSS keeps: 600-850 bytes per entry besides its texts
+ * in all, measured with results of 170 to 900 characters, whatever their length (with 10 KiB results
+ * RSS grew 1.04x the count). Counting 700 makes `maxBytes` bound what the store adds to the
+ * process's memory, not only its live heap.
  */
-const ENTRY_OVERHEAD = 460
+const ENTRY_OVERHEAD = 700
 
 /** Bytes V8 holds a string in: one per character, two when any is outside Latin-1. */
 const stringBytes = (text: string): number => (/[^\u0000-\u00ff]/.test(text) ? 2 * text.length : text.length)
