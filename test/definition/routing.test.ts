@@ -44,4 +44,18 @@ describe("routing and request ids", () => {
     for (let i = 0; i < 50; i++) generated.add((await api.handler({ method: "GET", path: "/api/analytics/revenue" })).headers["x-request-id"]!)
     expect(generated.size).toBe(50)
   })
+
+  it("generates random version 4 UUIDs, distinct across the batches they are made in", async () => {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+    const ids: Array<string> = []
+    for (let i = 0; i < 1_000; i++) ids.push((await api.handler({ method: "GET", path: "/api/analytics/revenue" })).headers["x-request-id"]!)
+    for (const id of ids) expect(id).toMatch(uuid)
+    expect(new Set(ids).size).toBe(ids.length)
+    // Every place but the version digit and the dashes varies (a counter or a repeated batch would not).
+    for (let place = 0; place < 36; place++) {
+      if (place === 8 || place === 13 || place === 14 || place === 18 || place === 23) continue
+      const digits = new Set(ids.map((id) => id[place]))
+      expect(digits.size, `place ${place}`).toBeGreaterThanOrEqual(place === 19 ? 4 : 12)
+    }
+  })
 })
