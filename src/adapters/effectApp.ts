@@ -59,10 +59,10 @@ export const makeHttpApp = (api: { readonly handler: ServeHandler }, options: Ht
       : Effect.succeed(undefined)
     return Effect.all([body, Effect.option(Effect.currentParentSpan)]).pipe(
       Effect.flatMap(([bytes, span]) => {
-        const { path, query } = splitUrl(request.originalUrl)
+        const { path, rawQuery } = splitUrl(request.originalUrl)
         const remoteAddress = Option.getOrUndefined(request.remoteAddress)
         const serveRequest = new TransportRequest(
-          method, path, query, request.headers, bytes, remoteAddress, request, undefined, Option.getOrUndefined(span)
+          method, path, rawQuery, request.headers, bytes, remoteAddress, request, undefined, Option.getOrUndefined(span)
         )
         return answer(api.handler, serveRequest)
       }),

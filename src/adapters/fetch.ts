@@ -51,9 +51,9 @@ export const createFetchHandler = (handler: ServeHandler, options: FetchHandlerO
   const answer = async (request: Request, headers: Record<string, string>): Promise<ServeResponse> => {
     const method = request.method.toUpperCase()
     const body = METHODS_WITHOUT_BODY.has(method) ? undefined : await readBody(request, limit)
-    const { path, query } = splitUrl(pathAndQuery(request.url))
+    const { path, rawQuery } = splitUrl(pathAndQuery(request.url))
     const remoteAddress = forwardedAddress(headers["x-forwarded-for"], trustedHops)
-    const serveRequest = new TransportRequest(method, path, query, headers, body, remoteAddress, request, request.signal)
+    const serveRequest = new TransportRequest(method, path, rawQuery, headers, body, remoteAddress, request, request.signal)
     const pending = handler(serveRequest)
     return isPromiseLike(pending) ? new Promise((resolve) => deliverInTime(deadlines, serveRequest, pending, resolve, handler.corsHeaders)) : pending
   }

@@ -128,9 +128,9 @@ export const makeNodeListener = (
   }
 
   const dispatch = (req: IncomingMessage, res: ServerResponse, body: unknown): void => {
-    const { path, query } = splitUrl(req.url ?? "/")
+    const { path, rawQuery } = splitUrl(req.url ?? "/")
     const remoteAddress = forwardedAddress(req.headers["x-forwarded-for"], trustedHops) ?? req.socket.remoteAddress
-    const request = new TransportRequest(req.method ?? "GET", path, query, req.headers, body, remoteAddress, req)
+    const request = new TransportRequest(req.method ?? "GET", path, rawQuery, req.headers, body, remoteAddress, req)
     let answer: ReturnType<ServeHandler>
     try {
       answer = handler(request)

@@ -1,4 +1,5 @@
 import { getHeader, type QueryParams, type ServeRequest } from "../domain/http.js"
+import { TransportRequest } from "../domain/transportRequest.js"
 import { bodyText } from "../pipeline/input.js"
 import { canonicalJson, inputSegment } from "./cacheKey.js"
 import type { ResultCacheKey } from "./ResultCacheStore.js"
@@ -83,20 +84,17 @@ const queryText = (query: QueryParams | undefined): string | undefined => {
 }
 
 /**
- * Everything the input of a request is read from (see `readInput`), as one text: the query
- * parameters, or the body with its content type. Undefined when the body is not text (an in-process
- * caller's parsed value): such a request is not remembered.
+ * The body's text when the input is read from the body (see `readInput`), null when it is read from
+ * the query string, undefined when the body is not text (an in-process caller's parsed value).
  */
-const rawInputText = (request: ServeRequest): string | undefined => {
+const bodySource = (request: ServeRequest): string | null | undefined => {
   const method = request.method
-  if (method === "GET" || method === "HEAD" || method === "DELETE") return queryText(request.query)
+  if (method === "GET" || method === "HEAD" || method === "DELETE") return null
   const body = request.body
-  if (body === undefined || body === null) return queryText(request.query)
+  if (body === undefined || body === null) return null
   const text = bodyText(body)
   if (text === undefined) return undefined
-  if (text.trim().length === 0) return queryText(request.query)
-  const contentType = getHeader(request, "content-type") ?? ""
-  return `b${contentType.length}:${contentType}${text}`
+  return text.trim().length === 0 ? null : text
 }
 
 /**
@@ -107,21 +105,27 @@ const rawInputText = (request: ServeRequest): string | undefined => {
  * always gives the same value.
  */
 export class InputMemo {
-  private readonly known = new Map<string, KnownInput>()
+  /** By the query text as the request target carried it (requests of queryserve's adapters): no parsing, no text to build. */
+  private readonly byRawQuery = new Map<string, KnownInput>()
+  /** By a text built from the parsed query parameters, or from the body and its content type. */
+  private readonly byText = new Map<string, KnownInput>()
 
-  /** The request's raw input text, when short enough to be remembered by. */
-  rawText(request: ServeRequest): string | undefined {
-    const text = rawInputText(request)
-    return text !== undefined && text.length <= INPUT_MEMO_MAX_RAW ? text : undefined
+  get(request: ServeRequest): KnownInput | undefined {
+    const body = bodySource(request)
+    if (body === null && request instanceof TransportRequest) {
+      return request.rawQuery.length <= INPUT_MEMO_MAX_RAW ? this.byRawQuery.get(request.rawQuery) : undefined
+    }
+    const text = builtText(request, body)
+    // A long text is never remembered: not hashed either.
+    return text === undefined || text.length > INPUT_MEMO_MAX_RAW ? undefined : this.byText.get(text)
   }
 
-  get(raw: string): KnownInput | undefined {
-    return this.known.get(raw)
-  }
-
-  /** Remembers `value` (a copy of it) for `raw`; undefined when it cannot be (not plain data, no canonical text). */
-  remember(raw: string, value: unknown): KnownInput | undefined {
-    if (!isPlainData(value, 0)) return undefined
+  /** Remembers `value` (a copy of it) for the request's input text; undefined when it cannot be (not plain data, no canonical text, too long a text). */
+  remember(request: ServeRequest, value: unknown): KnownInput | undefined {
+    const body = bodySource(request)
+    const byRawQuery = body === null && request instanceof TransportRequest
+    const text = byRawQuery ? request.rawQuery : builtText(request, body)
+    if (text === undefined || text.length > INPUT_MEMO_MAX_RAW || !isPlainData(value, 0)) return undefined
     let canonical: string
     try {
       canonical = canonicalJson(value)
@@ -129,8 +133,17 @@ export class InputMemo {
       return undefined
     }
     const known: KnownInput = { value: copyPlain(value), canonical, segment: inputSegment(canonical), tenantKeys: new Map() }
-    if (this.known.size >= INPUT_MEMO_MAX_ENTRIES) this.known.delete(this.known.keys().next().value!)
-    this.known.set(raw, known)
+    const map = byRawQuery ? this.byRawQuery : this.byText
+    if (map.size >= INPUT_MEMO_MAX_ENTRIES) map.delete(map.keys().next().value!)
+    map.set(text, known)
     return known
   }
+}
+
+/** The input's text built from the parsed query parameters, or from the body and its content type. */
+const builtText = (request: ServeRequest, body: string | null | undefined): string | undefined => {
+  if (body === undefined) return undefined
+  if (body === null) return queryText(request.query)
+  const contentType = getHeader(request, "content-type") ?? ""
+  return `b${contentType.length}:${contentType}${body}`
 }

@@ -47,10 +47,12 @@ export const parseQueryString = (search: string): QueryParams => {
   return params
 }
 
-/** Splits a request target into its path and parsed query. */
-export const splitUrl = (url: string): { readonly path: string; readonly query: QueryParams } => {
+/**
+ * Splits a request target into its path and the text after `?` ("" without one). The text is parsed
+ * only when someone reads the request's `query` (see TransportRequest): an input remembered by that
+ * text needs no parsing at all.
+ */
+export const splitUrl = (url: string): { readonly path: string; readonly rawQuery: string } => {
   const q = url.indexOf("?")
-  return q === -1
-    ? { path: url, query: emptyRecord() }
-    : { path: url.slice(0, q), query: parseQueryString(url.slice(q + 1)) }
+  return q === -1 ? { path: url, rawQuery: "" } : { path: url.slice(0, q), rawQuery: url.slice(q + 1) }
 }

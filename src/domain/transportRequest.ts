@@ -1,5 +1,6 @@
 import type * as Tracer from "effect/Tracer"
 import type { HeaderMap, QueryParams, ServeRequest } from "./http.js"
+import { emptyRecord, parseQueryString } from "./queryString.js"
 
 /**
  * The ServeRequest queryserve's own adapters build. Creating an AbortController per request costs
@@ -7,7 +8,8 @@ import type { HeaderMap, QueryParams, ServeRequest } from "./http.js"
  * through `ctx.signal`, or an Effect handler being run). Until then an abort is only recorded, and
  * the pipeline learns about an expired deadline through `onExpire`, which creates nothing.
  * Its `headers` have lower-case names (node:http, fetch `Headers` and @effect/platform all give them
- * so), which lets `getHeader` stop at the exact read.
+ * so), which lets `getHeader` stop at the exact read. Its `query` is parsed from `rawQuery` when
+ * first read.
  */
 export class TransportRequest implements ServeRequest {
   private controller: AbortController | undefined = undefined
@@ -17,11 +19,13 @@ export class TransportRequest implements ServeRequest {
   private expired = false
   private expiry: unknown = undefined
   private expireListener: ((error: unknown) => void) | undefined = undefined
+  private parsedQuery: QueryParams | undefined = undefined
 
   constructor(
     readonly method: string,
     readonly path: string,
-    readonly query: QueryParams,
+    /** The request target's text after `?`, as sent ("" without one). */
+    readonly rawQuery: string,
     readonly headers: HeaderMap,
     readonly body: unknown,
     readonly remoteAddress: string | undefined,
@@ -31,6 +35,10 @@ export class TransportRequest implements ServeRequest {
     /** The span the transport serves this request in (an Effect HTTP server's), parent of the stage spans. */
     readonly traceParent: Tracer.AnySpan | undefined = undefined
   ) {}
+
+  get query(): QueryParams {
+    return (this.parsedQuery ??= this.rawQuery === "" ? emptyRecord() : parseQueryString(this.rawQuery))
+  }
 
   get signal(): AbortSignal {
     if (this.controller === undefined) {

@@ -56,8 +56,6 @@ class ToolRequest implements ServeRequest {
   }
 }
 
-const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({})
-
 /**
  * The tool call's request when the MCP request came from queryserve's adapters: a TransportRequest
  * too, so header reads keep the adapters' fast path (their names are lower-case: a miss is final,
@@ -65,7 +63,7 @@ const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({})
  */
 class AdapterToolRequest extends TransportRequest {
   constructor(private readonly outer: TransportRequest, method: string, path: string) {
-    super(method, path, NO_QUERY, outer.headers, undefined, outer.remoteAddress, outer.raw, undefined, outer.traceParent)
+    super(method, path, "", outer.headers, undefined, outer.remoteAddress, outer.raw, undefined, outer.traceParent)
   }
   override get signal(): AbortSignal {
     return this.outer.signal

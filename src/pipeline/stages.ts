@@ -46,14 +46,13 @@ const decodeRequest = (plan: EndpointPlan, ctx: RequestContext): MaybePromise<un
  * passes, remembered.
  */
 const validateRemembered = (plan: EndpointPlan, memo: InputMemo, ctx: RequestContext): MaybePromise<unknown> => {
-  const raw = memo.rawText(ctx.request)
-  const known = raw === undefined ? undefined : memo.get(raw)
+  const known = memo.get(ctx.request)
   if (known !== undefined) {
     ctx.knownInput = known
     return copyPlain(known.value)
   }
   const input = decodeRequest(plan, ctx)
-  if (raw !== undefined && !isPromiseLike(input)) ctx.knownInput = memo.remember(raw, input)
+  if (!isPromiseLike(input)) ctx.knownInput = memo.remember(ctx.request, input)
   return input
 }
 

@@ -182,6 +182,50 @@ describe("result cache: inputs remembered by their raw text", () => {
     expect((await api.handler(body("application/json"))).status).toBe(400)
   })
 
+  it("over node:http, remembers a query by the text the request carried, never confused with a text built from parameters", async () => {
+    const { seen, Input } = checked()
+    let runs = 0
+    const api = defineServe({
+      resultCache: true,
+      queries: {
+        range: {
+          cacheTtlMs: 60_000,
+          inputSchema: Input,
+          query: ({ input, ctx }: { input: { from: string; to: string }; ctx: { request: ServeRequest } }) => ({
+            ...input,
+            // The parsed parameters stay readable, parsed when first read.
+            params: ctx.request.query,
+            run: ++runs
+          })
+        }
+      }
+    })
+    const server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false })
+    try {
+      const base = `http://127.0.0.1:${server.port}/api/analytics/range`
+      const fetchJson = async (query: string) => {
+        const response = await fetch(`${base}?${query}`)
+        return { status: response.status, cache: response.headers.get("x-cache"), body: await response.json() as unknown }
+      }
+      const first = await fetchJson("from=2025-01-01&to=2025-03-31")
+      expect(first).toEqual({ status: 200, cache: "MISS", body: { ...RANGE, params: RANGE, run: 1 } })
+      expect(await fetchJson("from=2025-01-01&to=2025-03-31")).toEqual({ ...first, cache: "HIT" })
+      expect(seen).toHaveLength(2)
+      // Another spelling (order, percent-encoding): validated once, then the same entry.
+      expect((await fetchJson("to=2025-03-31&from=2025%2D01%2D01")).cache).toBe("HIT")
+      expect(await fetchJson("to=2025-03-31&from=2025%2D01%2D01")).toEqual({ ...first, cache: "HIT" })
+      expect(seen).toHaveLength(4)
+      // In process, the parameters' built text ("q4:from=10:2025-01-01..." and so on) is remembered apart:
+      // a request target carrying that very text is a different input, and is refused.
+      expect((await api.handler(get("range", RANGE))).headers["x-cache"]).toBe("HIT")
+      const lookalike = await fetchJson("q4:from=10:2025-01-012:to=10:2025-03-31")
+      expect(lookalike.status).toBe(400)
+      expect(runs).toBe(1)
+    } finally {
+      await server.stop()
+    }
+  })
+
   it("remembers at most 1,000 inputs per endpoint, forgetting the oldest first", async () => {
     const seen: Array<string> = []
     const api = defineServe({
