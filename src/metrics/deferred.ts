@@ -1,10 +1,11 @@
 import { ServiceUnavailable } from "../domain/errors.js"
 import type { ServeQueryEvent } from "../domain/event.js"
-import { resultBlind } from "../services/QueryLogger.js"
+import { metered, type RequestMeter, resultBlind } from "../services/QueryLogger.js"
 import type { MetricsScrape, MetricsService } from "./Metrics.js"
 
-/** A MetricsService that holds resources until closed. */
+/** A MetricsService that holds resources until closed, and counts the pipeline's requests through `meter`. */
 export interface ClosableMetrics extends MetricsService {
+  readonly meter: RequestMeter
   readonly close: () => void
 }
 
@@ -19,13 +20,14 @@ const unavailable = new ServiceUnavailable({
  */
 export const makeDeferredMetrics = (load: () => Promise<ClosableMetrics>): ClosableMetrics => {
   let backend: ClosableMetrics | undefined
-  let early: Array<ServeQueryEvent> | undefined = []
+  /** What arrived before the backend: replayed into it. */
+  let early: Array<(loaded: ClosableMetrics) => void> | undefined = []
   let closed = false
   const ready: Promise<ClosableMetrics> = load().then(
     (loaded) => {
       if (closed) loaded.close()
       else backend = loaded
-      for (const event of early ?? []) loaded.observe(event)
+      for (const replay of early ?? []) replay(loaded)
       early = undefined
       return loaded
     },
@@ -37,12 +39,26 @@ export const makeDeferredMetrics = (load: () => Promise<ClosableMetrics>): Closa
   )
   // Reported above; each scrape gets the rejection itself.
   ready.catch(() => {})
+  const meter: RequestMeter = {
+    started: () => {
+      if (backend !== undefined) backend.meter.started()
+      else early?.push((loaded) => loaded.meter.started())
+    },
+    finished: (endpointKey, method, status, durationMs, cacheHit) => {
+      if (backend !== undefined) backend.meter.finished(endpointKey, method, status, durationMs, cacheHit)
+      else early?.push((loaded) => loaded.meter.finished(endpointKey, method, status, durationMs, cacheHit))
+    }
+  }
   return {
     // The Prometheus backend counts events; it never reads their `result`.
-    observe: resultBlind((event: ServeQueryEvent) => {
-      if (backend !== undefined) backend.observe(event)
-      else early?.push(event)
-    }),
+    observe: metered(
+      resultBlind((event: ServeQueryEvent) => {
+        if (backend !== undefined) backend.observe(event)
+        else early?.push((loaded) => loaded.observe(event))
+      }),
+      meter
+    ),
+    meter,
     scrape: (): Promise<MetricsScrape> => ready.then((loaded) => loaded.scrape()),
     close: () => {
       closed = true

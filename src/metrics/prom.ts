@@ -2,6 +2,7 @@ import cluster from "node:cluster"
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client"
 import { isQueryserveWorker } from "../adapters/cluster.js"
 import type { ServeQueryEvent } from "../domain/event.js"
+import type { RequestMeter } from "../services/QueryLogger.js"
 import { answerWorkers, askPrimary, shareWithPrimary } from "./cluster.js"
 import type { ClosableMetrics } from "./deferred.js"
 import { type DurationCounts, DurationHistogram } from "./histogram.js"
@@ -126,30 +127,36 @@ export const makePromMetrics = (buckets: ReadonlyArray<number>): ClosableMetrics
     return found
   }
 
-  const observe = (event: ServeQueryEvent): void => {
-    if (event.status === "started") {
+  const meter: RequestMeter = {
+    started: () => {
       inFlight++
-      return
+    },
+    finished: (endpointKey, method, status, durationMs, cacheHit) => {
+      // An event emitted by hand without its start must not drive the gauge below zero.
+      if (inFlight > 0) inFlight--
+      const endpoint = seriesOf(endpointKey)
+      endpoint.request(method, status).pending++
+      endpoint.durations.observe(durationMs / 1000)
+      if (status === 429) endpoint.rateLimited.pending++
+      if (cacheHit !== undefined) (cacheHit ? endpoint.hit : endpoint.miss).pending++
     }
-    // An event emitted by hand without its start must not drive the gauge below zero.
-    if (inFlight > 0) inFlight--
-    const endpoint = seriesOf(event.endpointKey)
+  }
+  const observe = (event: ServeQueryEvent): void => {
+    if (event.status === "started") return meter.started()
     const status = event.responseStatus ?? (event.status === "error" ? 500 : 200)
-    endpoint.request(event.method, status).pending++
-    endpoint.durations.observe((event.durationMs ?? 0) / 1000)
-    if (status === 429) endpoint.rateLimited.pending++
-    if (event.cacheHit !== undefined) (event.cacheHit ? endpoint.hit : endpoint.miss).pending++
+    meter.finished(event.endpointKey, event.method, status, event.durationMs ?? 0, event.cacheHit)
   }
 
   // The primary of `start({ workers })` runs the same program: it answers the workers' scrapes.
   if (cluster.isPrimary) answerWorkers()
   if (isQueryserveWorker()) {
     const unshare = shareWithPrimary(processMetrics(), registry)
-    return { observe, scrape: () => askPrimary(), close: unshare }
+    return { observe, meter, scrape: () => askPrimary(), close: unshare }
   }
   const scraped = Registry.merge([processMetrics(), registry])
   return {
     observe,
+    meter,
     scrape: async () => ({ contentType: scraped.contentType, body: await scraped.metrics() }),
     close: () => {}
   }

@@ -86,7 +86,9 @@ export class Lifecycle {
         request: record.request
       })
     }
-    if (this.logger.listenerCount > 0) {
+    const meter = this.logger.meter
+    if (meter !== undefined) meter.started()
+    else if (this.logger.listenerCount > 0) {
       this.logger.emit({
         requestId: record.requestId,
         endpointKey: record.endpoint.key,
@@ -106,8 +108,10 @@ export class Lifecycle {
       const end = { requestId: record.requestId, queryKey: record.endpoint.key, durationMs, status }
       callHook("onRequestEnd", this.hooks.onRequestEnd, withResult(end, result))
     }
-    if (this.logger.listenerCount > 0) {
-      const cacheHit = cacheStatus === undefined ? undefined : cacheStatus === "HIT"
+    const cacheHit = cacheStatus === undefined ? undefined : cacheStatus === "HIT"
+    const meter = this.logger.meter
+    if (meter !== undefined) meter.finished(record.endpoint.key, record.method, status, durationMs, cacheHit)
+    else if (this.logger.listenerCount > 0) {
       // When every listener is one of queryserve's own, none reads `result`: a stored one is left out (no getter to define).
       const readable = result instanceof StoredResult && (this.logger.resultReaderCount ?? 1) === 0 ? undefined : result
       this.logger.emit(this.finalEvent(record, "completed", durationMs, input, status, readable, undefined, cacheHit))
@@ -141,7 +145,9 @@ export class Lifecycle {
       status,
       result: undefined
     })
-    if (this.logger.listenerCount > 0) {
+    const meter = this.logger.meter
+    if (meter !== undefined) meter.finished(record.endpoint.key, record.method, status, durationMs, undefined)
+    else if (this.logger.listenerCount > 0) {
       this.logger.emit(this.finalEvent(record, "error", durationMs, input, status, undefined, asError(raw), undefined))
     }
   }

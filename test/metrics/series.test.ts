@@ -139,6 +139,32 @@ describe("metrics: true", () => {
     await api.dispose()
   })
 
+  it("counts the same whether the pipeline meters directly (metrics its only listener) or emits events to listeners of yours", async () => {
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const api = defineServe({ queries: { slow: () => gate.then(() => ({ done: true })), quick: () => ({}) }, metrics: true })
+    const scrapeOpen = async () => parseExposition((await api.handler({ method: "GET", path: "/api/analytics/metrics" })).body!)
+    const quick = () => api.handler({ method: "GET", path: "/api/analytics/quick" })
+    // Metrics alone: no event is built; started while metered...
+    await quick()
+    const slow = api.handler({ method: "GET", path: "/api/analytics/slow" })
+    // ...finished with a listener of yours on, which gets events again.
+    const seen: Array<string> = []
+    const off = api.queryLogger.on((event) => void seen.push(`${event.endpointKey} ${event.status}`))
+    await quick()
+    release()
+    expect((await slow).status).toBe(200)
+    off()
+    await quick()
+    expect(seen).toEqual(["quick started", "quick completed", "slow completed"])
+    const metrics = await scrapeOpen()
+    expect(valueOf(metrics, "queryserve_requests_total", { endpoint: "quick", method: "GET", status: "200" })).toBe(3)
+    expect(valueOf(metrics, "queryserve_requests_total", { endpoint: "slow", method: "GET", status: "200" })).toBe(1)
+    expect(valueOf(metrics, "queryserve_request_duration_seconds_count", { endpoint: "quick" })).toBe(3)
+    expect(valueOf(metrics, "queryserve_in_flight_requests")).toBe(0)
+    await api.dispose()
+  })
+
   it("puts durations in seconds into the configured buckets", async () => {
     const api = defineServe({
       queries: { wait: () => new Promise((resolve) => setTimeout(() => resolve({ waited: true }), 120)), quick: () => ({}) },
