@@ -213,7 +213,7 @@ export const consoleReport = (results: Results): string => {
   if (results.coldStart.length > 0) parts.push("\nCold start", textTable(COLD_HEAD, coldRows(results.coldStart)));
   if (results.worker !== undefined) parts.push("\nWorker bundle (examples/worker)", workerLines(results.worker).join("\n"));
   if (results.mcp !== undefined) parts.push("\nMCP tools/call vs plain HTTP", mcpLines(results.mcp).join("\n"));
-  if (results.goals !== undefined) parts.push("\nGoals against raw node:http, back-to-back pairs", pairedLines(results.goals).join("\n"));
+  if (results.goals !== undefined) parts.push("\nGoals in back-to-back pairs", pairedLines(results.goals).join("\n"));
   if (results.cache !== undefined) parts.push("\nResult cache", ...cacheReportLines(results.cache, textTable));
   return parts.join("\n");
 };
@@ -368,9 +368,9 @@ export const writeResultFiles = (results: Results, jsonPath: string, mdPath: str
   if (results.cache !== undefined) out.push("## Result cache", "", ...cacheReportLines(results.cache, mdTable), "");
   if (results.goals !== undefined) {
     out.push(
-      "## Goals against raw node:http, in back-to-back pairs",
+      "## Goals in back-to-back pairs",
       "",
-      "Each round runs raw node:http and the queryserve setup one right after the other (who goes first alternates); a round's ratio is the setup's req/s over raw's in that round, and the figure is the median of the rounds. The tables above compare medians of runs taken up to a minute apart, across which this box's speed can swing by 2×; a pair sees nearly the same box.",
+      "Each round runs the baseline (raw node:http; for metrics, queryserve full with metrics off) and the queryserve setup one right after the other (who goes first alternates); a round's ratio is the setup's req/s over the baseline's in that round, and the figure is the median of the rounds. The tables above compare medians of runs taken up to a minute apart, across which this box's speed can swing by 2×; a pair sees nearly the same box.",
       "",
       ...pairedLines(results.goals),
       "",
