@@ -83,21 +83,32 @@ const targetOf = (port: number, child: ChildProcess, goal: Goal, auth: boolean):
 export const runPairedTask = async (options: PairedOptions): Promise<TaskResult> => {
   const children = new Map<string, { child: ChildProcess; port: number }>();
   try {
-    for (const name of new Set(GOALS.flatMap((goal) => [goal.baseline, goal.server]))) {
-      const port = await freePort();
-      const started = await spawnBench(`servers/${name}.ts`, { PORT: String(port) });
-      children.set(name, { child: started.child, port });
-      if (started.outcome.kind !== "ready") {
-        const reason = "reason" in started.outcome ? started.outcome.reason : started.outcome.kind;
-        return { status: started.outcome.kind === "skip" ? "skipped" : "failed", reason: `${name}: ${reason}` };
+    // A simultaneous goal gets servers of its own, started together and warmed together: a server
+    // that served the other goals for minutes is not compared with one just started.
+    const keyOf = (goal: Goal, name: string): string => (goal.simultaneous === true ? `${goal.id}/${name}` : name);
+    for (const goal of GOALS) {
+      for (const name of [goal.baseline, goal.server]) {
+        if (children.has(keyOf(goal, name))) continue;
+        const port = await freePort();
+        const started = await spawnBench(`servers/${name}.ts`, { PORT: String(port) });
+        children.set(keyOf(goal, name), { child: started.child, port });
+        if (started.outcome.kind !== "ready") {
+          const reason = "reason" in started.outcome ? started.outcome.reason : started.outcome.kind;
+          return { status: started.outcome.kind === "skip" ? "skipped" : "failed", reason: `${name}: ${reason}` };
+        }
       }
     }
     const rows = [];
     for (const goal of GOALS) {
-      const raw = children.get(goal.baseline)!;
-      const peer = children.get(goal.server)!;
+      const raw = children.get(keyOf(goal, goal.baseline))!;
+      const peer = children.get(keyOf(goal, goal.server))!;
       const targets = { raw: targetOf(raw.port, raw.child, goal, goal.baseline !== "raw"), peer: targetOf(peer.port, peer.child, goal, true) };
-      for (const side of ["raw", "peer"] as const) await runLoad(targets[side], { connections: options.connections, durationSec: options.warmupSec });
+      if (goal.simultaneous === true) {
+        const warmup = { connections: Math.max(1, Math.round(options.connections / 2)), durationSec: options.warmupSec };
+        await Promise.all([runLoad(targets.raw, warmup), runLoad(targets.peer, warmup)]);
+      } else {
+        for (const side of ["raw", "peer"] as const) await runLoad(targets[side], { connections: options.connections, durationSec: options.warmupSec });
+      }
       const ratios: number[] = [];
       const cpuRatios: number[] = [];
       let failures = 0;
@@ -114,7 +125,8 @@ export const runPairedTask = async (options: PairedOptions): Promise<TaskResult>
         for (const run of [runs.raw!, runs.peer!]) failures += run.non2xx + run.errors + run.timeouts;
         ratios.push(runs.peer!.rps / runs.raw!.rps);
         cpuRatios.push(runs.raw!.serverUsPerReq / runs.peer!.serverUsPerReq);
-        options.log(`  ${goal.id} round ${round + 1}/${PAIRS}: ${goal.baseline} ${Math.round(runs.raw!.rps)} req/s, ${goal.server} ${Math.round(runs.peer!.rps)} req/s → ${ratios.at(-1)!.toFixed(3)}×`);
+        const side = (run: RunResult): string => `${Math.round(run.rps)} req/s ${run.serverUsPerReq.toFixed(1)} µs`;
+        options.log(`  ${goal.id} round ${round + 1}/${PAIRS}: ${goal.baseline} ${side(runs.raw!)}, ${goal.server} ${side(runs.peer!)} → ${ratios.at(-1)!.toFixed(3)}× req/s, ${cpuRatios.at(-1)!.toFixed(3)}× CPU`);
       }
       const row = {
         id: goal.id,
