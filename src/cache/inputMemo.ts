@@ -14,8 +14,10 @@ export const INPUT_MEMO_MAX_RAW = 512
 
 /** An input that passed validation, as a cached endpoint remembers it. */
 export interface KnownInput {
-  /** The validated value, plain data; every request gets a copy of its own (`copyPlain`). */
+  /** The validated value, plain data; every request gets a copy of its own (`copyKnown`). */
   readonly value: unknown
+  /** Whether `value` is an object of `Object.prototype` with only texts, numbers and the like in it: a spread copies it. */
+  readonly flat: boolean
   /** Its canonical text and the input part of a cache key made from it. */
   readonly canonical: string
   readonly segment: string
@@ -51,7 +53,7 @@ const isPlainData = (value: unknown, depth: number): boolean => {
 }
 
 /** A copy of plain data (see `isPlainData`) that shares nothing with it. */
-export const copyPlain = (value: unknown): unknown => {
+const copyPlain = (value: unknown): unknown => {
   if (typeof value !== "object" || value === null) return value
   if (Array.isArray(value)) {
     const list: Array<unknown> = new Array(value.length)
@@ -63,6 +65,17 @@ export const copyPlain = (value: unknown): unknown => {
   for (const key of Object.keys(record)) copy[key] = copyPlain(record[key])
   return copy
 }
+
+const isFlatRecord = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype &&
+  Object.values(value).every((field) => typeof field !== "object" || field === null)
+
+/**
+ * A request's own copy of a remembered input. The usual input, a flat record of plain data, is
+ * copied with a spread (tens of nanoseconds), not field by field (about half a microsecond).
+ */
+export const copyKnown = (known: KnownInput): unknown =>
+  known.flat ? { ...(known.value as Readonly<Record<string, unknown>>) } : copyPlain(known.value)
 
 /** Query parameters as one text that differs whenever they differ: each name and value prefixed by its length. */
 const queryText = (query: QueryParams | undefined): string | undefined => {
@@ -132,7 +145,8 @@ export class InputMemo {
     } catch {
       return undefined
     }
-    const known: KnownInput = { value: copyPlain(value), canonical, segment: inputSegment(canonical), tenantKeys: new Map() }
+    const kept = copyPlain(value)
+    const known: KnownInput = { value: kept, flat: isFlatRecord(kept), canonical, segment: inputSegment(canonical), tenantKeys: new Map() }
     const map = byRawQuery ? this.byRawQuery : this.byText
     if (map.size >= INPUT_MEMO_MAX_ENTRIES) map.delete(map.keys().next().value!)
     map.set(text, known)

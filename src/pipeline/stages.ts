@@ -1,4 +1,4 @@
-import { copyPlain, type InputMemo } from "../cache/inputMemo.js"
+import { copyKnown, type InputMemo } from "../cache/inputMemo.js"
 import type { ServeAuthContext } from "../domain/config.js"
 import type { ServeDefinition } from "../domain/definition.js"
 import { andThen, isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
@@ -49,7 +49,7 @@ const validateRemembered = (plan: EndpointPlan, memo: InputMemo, ctx: RequestCon
   const known = memo.get(ctx.request)
   if (known !== undefined) {
     ctx.knownInput = known
-    return copyPlain(known.value)
+    return copyKnown(known)
   }
   const input = decodeRequest(plan, ctx)
   if (!isPromiseLike(input)) ctx.knownInput = memo.remember(ctx.request, input)

@@ -127,6 +127,33 @@ describe("result cache: inputs remembered by their raw text", () => {
     expect(completed[2]!.input).toEqual({ tag: ["a", "b"], limit: 5 })
   })
 
+  it("gives every request a copy of its own of a flat input too (copied with a spread), with the prototype of a plain object", async () => {
+    const seenByHandler: Array<unknown> = []
+    const api = defineServe({
+      resultCache: true,
+      queries: {
+        top: {
+          cacheTtlMs: 60_000,
+          inputSchema: Schema.Struct({ region: Schema.String, limit: Schema.NumberFromString }),
+          query: ({ input }: { input: { region: string; limit: number } }) => {
+            seenByHandler.push({ ...input, plain: Object.getPrototypeOf(input) === Object.prototype })
+            ;(input as { limit: number }).limit = 0
+            ;(input as { extra?: boolean }).extra = true
+            return input.region
+          }
+        }
+      }
+    })
+    const request = get("top", { region: "eu", limit: "5" })
+    await api.handler(request)
+    await api.cache.invalidate()
+    // Remembered now: these two runs get copies, each unchanged by the run before.
+    await api.handler(request)
+    await api.cache.invalidate()
+    await api.handler(request)
+    expect(seenByHandler).toEqual(Array.from({ length: 3 }, () => ({ region: "eu", limit: 5, plain: true })))
+  })
+
   it("keys on what middlewares leave in ctx.input, even when they change it in place", async () => {
     const seenByMiddleware: Array<number> = []
     const clamp: ServeMiddleware = (ctx, next) => {
