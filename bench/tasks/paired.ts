@@ -100,33 +100,33 @@ export const runPairedTask = async (options: PairedOptions): Promise<TaskResult>
     }
     const rows = [];
     for (const goal of GOALS) {
-      const raw = children.get(keyOf(goal, goal.baseline))!;
+      const baseline = children.get(keyOf(goal, goal.baseline))!;
       const peer = children.get(keyOf(goal, goal.server))!;
-      const targets = { raw: targetOf(raw.port, raw.child, goal, goal.baseline !== "raw"), peer: targetOf(peer.port, peer.child, goal, true) };
+      const targets = { baseline: targetOf(baseline.port, baseline.child, goal, goal.baseline !== "raw"), peer: targetOf(peer.port, peer.child, goal, true) };
       if (goal.simultaneous === true) {
         const warmup = { connections: Math.max(1, Math.round(options.connections / 2)), durationSec: options.warmupSec };
-        await Promise.all([runLoad(targets.raw, warmup), runLoad(targets.peer, warmup)]);
+        await Promise.all([runLoad(targets.baseline, warmup), runLoad(targets.peer, warmup)]);
       } else {
-        for (const side of ["raw", "peer"] as const) await runLoad(targets[side], { connections: options.connections, durationSec: options.warmupSec });
+        for (const side of ["baseline", "peer"] as const) await runLoad(targets[side], { connections: options.connections, durationSec: options.warmupSec });
       }
       const ratios: number[] = [];
       const cpuRatios: number[] = [];
       let failures = 0;
       for (let round = 0; round < PAIRS; round++) {
-        const runs: Partial<Record<"raw" | "peer", RunResult>> = {};
+        const runs: Partial<Record<"baseline" | "peer", RunResult>> = {};
         if (goal.simultaneous === true) {
           const load = { connections: Math.max(1, Math.round(options.connections / 2)), durationSec: PAIR_DURATION };
-          [runs.raw, runs.peer] = await Promise.all([runLoad(targets.raw, load), runLoad(targets.peer, load)]);
+          [runs.baseline, runs.peer] = await Promise.all([runLoad(targets.baseline, load), runLoad(targets.peer, load)]);
         } else {
-          for (const side of round % 2 === 0 ? (["raw", "peer"] as const) : (["peer", "raw"] as const)) {
+          for (const side of round % 2 === 0 ? (["baseline", "peer"] as const) : (["peer", "baseline"] as const)) {
             runs[side] = await runLoad(targets[side], { connections: options.connections, durationSec: PAIR_DURATION });
           }
         }
-        for (const run of [runs.raw!, runs.peer!]) failures += run.non2xx + run.errors + run.timeouts;
-        ratios.push(runs.peer!.rps / runs.raw!.rps);
-        cpuRatios.push(runs.raw!.serverUsPerReq / runs.peer!.serverUsPerReq);
+        for (const run of [runs.baseline!, runs.peer!]) failures += run.non2xx + run.errors + run.timeouts;
+        ratios.push(runs.peer!.rps / runs.baseline!.rps);
+        cpuRatios.push(runs.baseline!.serverUsPerReq / runs.peer!.serverUsPerReq);
         const side = (run: RunResult): string => `${Math.round(run.rps)} req/s ${run.serverUsPerReq.toFixed(1)} µs`;
-        options.log(`  ${goal.id} round ${round + 1}/${PAIRS}: ${goal.baseline} ${side(runs.raw!)}, ${goal.server} ${side(runs.peer!)} → ${ratios.at(-1)!.toFixed(3)}× req/s, ${cpuRatios.at(-1)!.toFixed(3)}× CPU`);
+        options.log(`  ${goal.id} round ${round + 1}/${PAIRS}: ${goal.baseline} ${side(runs.baseline!)}, ${goal.server} ${side(runs.peer!)} → ${ratios.at(-1)!.toFixed(3)}× req/s, ${cpuRatios.at(-1)!.toFixed(3)}× CPU`);
       }
       const row = {
         id: goal.id,
