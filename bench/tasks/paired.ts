@@ -5,14 +5,15 @@
  * setup's req/s over the baseline's in that same round. The figure is the median of the rounds'
  * ratios. On a box whose speed swings by 2× within a minute, a ratio of medians taken minutes apart
  * measures the swing; two runs seconds apart see nearly the same box, and the median drops the
- * rounds a swing still hit. Run by bench/run.ts (section `goals`).
+ * rounds a swing still hit. Each round runs every goal's pair in turn. Run by bench/run.ts (section `goals`).
  *
- * Env: BENCH_PAIRS (rounds per goal, default 8), BENCH_PAIR_DURATION (seconds per run, default 2).
+ * Env: BENCH_PAIRS (rounds per goal, default 8), BENCH_PAIR_DURATION (seconds per run, default 2),
+ * BENCH_GOALS (ids of the goals to run, in that order, e.g. `get-log,get-full`; default all).
  */
 import type { ChildProcess } from "node:child_process";
 import { envNumber } from "../lib/env.js";
 import { API_KEY, API_KEY_HEADER, GET_URL_PATH, POST_BODY, POST_PATH } from "../lib/fixture.js";
-import { runLoad, type RunResult, type Target } from "../lib/load.js";
+import { runLoad, type RunOptions, type RunResult, type Target } from "../lib/load.js";
 import { freePort, spawnBench, stopChild } from "../lib/children.js";
 import type { TaskResult } from "../lib/report.js";
 
@@ -51,6 +52,17 @@ const GOALS: ReadonlyArray<Goal> = [
   },
 ];
 
+/** The goals BENCH_GOALS names, in its order; all of them when it is unset. */
+const selectedGoals = (): ReadonlyArray<Goal> => {
+  const ids = (process.env["BENCH_GOALS"] ?? "").split(",").map((id) => id.trim()).filter((id) => id !== "");
+  if (ids.length === 0) return GOALS;
+  return ids.map((id) => {
+    const goal = GOALS.find((candidate) => candidate.id === id);
+    if (goal === undefined) throw new Error(`BENCH_GOALS: no goal "${id}" (${GOALS.map((candidate) => candidate.id).join(", ")})`);
+    return goal;
+  });
+};
+
 const BASELINE_LABELS: Readonly<Record<Goal["baseline"], string>> = {
   raw: "raw node:http's",
   "queryserve-full": "queryserve full's (metrics off)",
@@ -83,10 +95,12 @@ const targetOf = (port: number, child: ChildProcess, goal: Goal, auth: boolean):
 export const runPairedTask = async (options: PairedOptions): Promise<TaskResult> => {
   const children = new Map<string, { child: ChildProcess; port: number }>();
   try {
-    // A simultaneous goal gets servers of its own, started together and warmed together: a server
-    // that served the other goals for minutes is not compared with one just started.
-    const keyOf = (goal: Goal, name: string): string => (goal.simultaneous === true ? `${goal.id}/${name}` : name);
-    for (const goal of GOALS) {
+    const goals = selectedGoals();
+    // Every goal gets servers of its own: a server that also answers another goal's requests (the
+    // GET goal's server serving the POST goal's too) runs code shaped by both, and is slower at
+    // each than a server that only ever saw one.
+    const keyOf = (goal: Goal, name: string): string => `${goal.id}/${name}`;
+    for (const goal of goals) {
       for (const name of [goal.baseline, goal.server]) {
         if (children.has(keyOf(goal, name))) continue;
         const port = await freePort();
@@ -98,36 +112,42 @@ export const runPairedTask = async (options: PairedOptions): Promise<TaskResult>
         }
       }
     }
-    const rows = [];
-    for (const goal of GOALS) {
+    const plans = goals.map((goal) => {
       const baseline = children.get(keyOf(goal, goal.baseline))!;
       const peer = children.get(keyOf(goal, goal.server))!;
       const targets = { baseline: targetOf(baseline.port, baseline.child, goal, goal.baseline !== "raw"), peer: targetOf(peer.port, peer.child, goal, true) };
+      return { goal, targets, ratios: [] as number[], cpuRatios: [] as number[], failures: 0 };
+    });
+    const shared = (): RunOptions => ({ connections: Math.max(1, Math.round(options.connections / 2)), durationSec: PAIR_DURATION });
+    for (const { goal, targets } of plans) {
       if (goal.simultaneous === true) {
-        const warmup = { connections: Math.max(1, Math.round(options.connections / 2)), durationSec: options.warmupSec };
+        const warmup = { ...shared(), durationSec: options.warmupSec };
         await Promise.all([runLoad(targets.baseline, warmup), runLoad(targets.peer, warmup)]);
       } else {
         for (const side of ["baseline", "peer"] as const) await runLoad(targets[side], { connections: options.connections, durationSec: options.warmupSec });
       }
-      const ratios: number[] = [];
-      const cpuRatios: number[] = [];
-      let failures = 0;
-      for (let round = 0; round < PAIRS; round++) {
+    }
+    // Round by round across the goals, not goal after goal: a slow minute of the box then falls on
+    // every goal alike, and no server idles for minutes between its warm-up and its runs.
+    for (let round = 0; round < PAIRS; round++) {
+      for (const plan of plans) {
+        const { goal, targets } = plan;
         const runs: Partial<Record<"baseline" | "peer", RunResult>> = {};
         if (goal.simultaneous === true) {
-          const load = { connections: Math.max(1, Math.round(options.connections / 2)), durationSec: PAIR_DURATION };
-          [runs.baseline, runs.peer] = await Promise.all([runLoad(targets.baseline, load), runLoad(targets.peer, load)]);
+          [runs.baseline, runs.peer] = await Promise.all([runLoad(targets.baseline, shared()), runLoad(targets.peer, shared())]);
         } else {
           for (const side of round % 2 === 0 ? (["baseline", "peer"] as const) : (["peer", "baseline"] as const)) {
             runs[side] = await runLoad(targets[side], { connections: options.connections, durationSec: PAIR_DURATION });
           }
         }
-        for (const run of [runs.baseline!, runs.peer!]) failures += run.non2xx + run.errors + run.timeouts;
-        ratios.push(runs.peer!.rps / runs.baseline!.rps);
-        cpuRatios.push(runs.baseline!.serverUsPerReq / runs.peer!.serverUsPerReq);
+        for (const run of [runs.baseline!, runs.peer!]) plan.failures += run.non2xx + run.errors + run.timeouts;
+        plan.ratios.push(runs.peer!.rps / runs.baseline!.rps);
+        plan.cpuRatios.push(runs.baseline!.serverUsPerReq / runs.peer!.serverUsPerReq);
         const side = (run: RunResult): string => `${Math.round(run.rps)} req/s ${run.serverUsPerReq.toFixed(1)} µs`;
-        options.log(`  ${goal.id} round ${round + 1}/${PAIRS}: ${goal.baseline} ${side(runs.baseline!)}, ${goal.server} ${side(runs.peer!)} → ${ratios.at(-1)!.toFixed(3)}× req/s, ${cpuRatios.at(-1)!.toFixed(3)}× CPU`);
+        options.log(`  ${goal.id} round ${round + 1}/${PAIRS}: ${goal.baseline} ${side(runs.baseline!)}, ${goal.server} ${side(runs.peer!)} → ${plan.ratios.at(-1)!.toFixed(3)}× req/s, ${plan.cpuRatios.at(-1)!.toFixed(3)}× CPU`);
       }
+    }
+    const rows = plans.map(({ goal, ratios, cpuRatios, failures }) => {
       const row = {
         id: goal.id,
         label: goal.label,
@@ -144,8 +164,8 @@ export const runPairedTask = async (options: PairedOptions): Promise<TaskResult>
       };
       const judged = row.simultaneous ? `server CPU per request ${row.cpuRatio.toFixed(3)}× as efficient` : `${row.ratio.toFixed(3)}×`;
       options.log(`  ${goal.label}: ${judged} ${goal.baseline} (median of ${PAIRS} pairs, req/s ${row.lowest.toFixed(2)}–${row.highest.toFixed(2)}; goal ≥ ${goal.minRatio})`);
-      rows.push(row);
-    }
+      return row;
+    });
     return { status: "ok", data: { pairDurationSec: PAIR_DURATION, rows } };
   } catch (error) {
     return { status: "failed", reason: error instanceof Error ? error.message : String(error) };
