@@ -97,8 +97,8 @@ export const runPairedTask = async (options: PairedOptions): Promise<TaskResult>
   try {
     const goals = selectedGoals();
     // Every goal gets servers of its own: a server that also answers another goal's requests (the
-    // GET goal's server serving the POST goal's too) runs code shaped by both, and is slower at
-    // each than a server that only ever saw one.
+    // GET goal's server serving the POST goal's too) runs code shaped by both, which may be slower
+    // at each than a server that only ever saw one.
     const keyOf = (goal: Goal, name: string): string => `${goal.id}/${name}`;
     for (const goal of goals) {
       for (const name of [goal.baseline, goal.server]) {
