@@ -19,6 +19,7 @@ export class TransportRequest implements ServeRequest {
   private expired = false
   private expiry: unknown = undefined
   private expireListener: ((error: unknown) => void) | undefined = undefined
+  private dependents: Array<TransportRequest> | undefined = undefined
   private parsedQuery: QueryParams | undefined = undefined
 
   constructor(
@@ -66,6 +67,16 @@ export class TransportRequest implements ServeRequest {
     const listener = this.expireListener
     this.expireListener = undefined
     listener?.(error)
+    if (this.dependents !== undefined) for (const dependent of this.dependents) dependent.expire(error)
+  }
+
+  /**
+   * A request made on behalf of this one (each tool call of an MCP request) expires with it: its
+   * pipeline then answers with the timeout error, as a request of its own would.
+   */
+  carry(dependent: TransportRequest): void {
+    if (this.expired) dependent.expire(this.expiry)
+    else (this.dependents ??= []).push(dependent)
   }
 
   /** One listener (the pipeline's) for `expire`; called at once when the deadline already passed. Returns the unsubscribe. */

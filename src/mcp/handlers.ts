@@ -59,11 +59,14 @@ class ToolRequest implements ServeRequest {
 /**
  * The tool call's request when the MCP request came from queryserve's adapters: a TransportRequest
  * too, so header reads keep the adapters' fast path (their names are lower-case: a miss is final,
- * where any other request has every name compared on each miss). The signal is the MCP request's.
+ * where any other request has every name compared on each miss). The signal is the MCP request's,
+ * and so is the deadline: when it passes, the tool call fails with the timeout error (a 504 in its
+ * events and metrics, an `isError` result) instead of running on unanswered.
  */
 class AdapterToolRequest extends TransportRequest {
   constructor(private readonly outer: TransportRequest, method: string, path: string) {
     super(method, path, "", outer.headers, undefined, outer.remoteAddress, outer.raw, undefined, outer.traceParent)
+    outer.carry(this)
   }
   override get signal(): AbortSignal {
     return this.outer.signal

@@ -202,6 +202,41 @@ describe("the MCP endpoint over HTTP", () => {
     expect(scrape.body).toMatch(/^queryserve_requests_total\{endpoint="ping",method="GET",status="200"\} 2$/m)
     await api.dispose()
   })
+  it("fails a tool call still running when the request's deadline passes: an isError timeout, counted as a 504, nothing left in flight", async () => {
+    const api = defineServe({
+      mcp: true,
+      metrics: { public: true },
+      queries: {
+        ping: () => "pong",
+        hang: () => new Promise<never>(() => {}),
+        slow: () => new Promise((resolve) => setTimeout(() => resolve({ late: true }), 400))
+      }
+    })
+    const server = await api.start({ port: 0, hostname: "127.0.0.1", requestTimeout: 150, handleSignals: false })
+    try {
+      const call = (message: ReturnType<typeof rpc>) =>
+        fetch(`${server.url}${MCP}`, { method: "POST", headers: STREAMABLE, body: JSON.stringify(message) }).then(async (r) => ({ status: r.status, json: await r.json() }))
+      // A first call loads the MCP SDK, so that the timed calls below are answered within their deadline.
+      expect((await call(rpc("tools/call", { name: "ping" }))).status).toBe(200)
+      for (const name of ["hang", "slow"]) {
+        const answer = await call(rpc("tools/call", { name, arguments: {} }))
+        expect(answer.status).toBe(200)
+        expect(answer.json.result.isError).toBe(true)
+        expect(JSON.parse(answer.json.result.content[0].text)).toMatchObject({ error: { type: "GATEWAY_TIMEOUT" } })
+      }
+      // The slow handler finishing later changes nothing: its call was answered, and counted, once.
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      const scrape = await (await fetch(`${server.url}/api/analytics/metrics`)).text()
+      expect(scrape).toMatch(/^queryserve_requests_total\{endpoint="hang",method="GET",status="504"\} 1$/m)
+      expect(scrape).toMatch(/^queryserve_requests_total\{endpoint="slow",method="GET",status="504"\} 1$/m)
+      expect(scrape).not.toMatch(/endpoint="slow",method="GET",status="200"/)
+      expect(scrape).toMatch(/^queryserve_in_flight_requests 0$/m)
+    } finally {
+      await server.stop()
+      await api.dispose()
+    }
+  })
+
   it("leaves AbortController as it was: a tool's handler, and code after the call, get working controllers and a real ctx.signal", async () => {
     const Original = globalThis.AbortController
     const seen: Array<{ controller: boolean; aborts: boolean; signal: boolean; signalAborted: boolean }> = []
