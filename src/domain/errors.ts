@@ -93,6 +93,11 @@ export class ServeHttpError extends Error {
     message: string,
     options?: ServeHttpErrorOptions
   ) {
+    // Only an error status can carry the envelope: a 1xx would break the connection, a 2xx/3xx drop
+    // the body, and a status past 599 is no status at all. Refused here, where the mistake is made.
+    if (!Number.isInteger(status) || status < 400 || status > 599) {
+      throw new RangeError(`ServeHttpError needs an error status, an integer from 400 to 599; got ${status}`)
+    }
     super(message)
     this.name = "ServeHttpError"
     this.details = options?.details

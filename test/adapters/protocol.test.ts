@@ -146,8 +146,14 @@ describe("responses node:http refuses are a 500, not a crash", () => {
   it("a header value beyond latin1 set after an await (asynchronous path)", async () => {
     expectEnvelope(await get("euroHeaderLater"), 500, "INTERNAL_SERVER_ERROR", "An unexpected error occurred")
   })
+})
 
-  it("a ServeHttpError with a status outside 100-999", async () => {
+describe("ServeHttpError statuses", () => {
+  it("only an error status (400–599) makes one: another is a RangeError where it is thrown, answered 500 like any bug", async () => {
+    for (const status of [99, 101, 204, 304, 600, 700, 404.5]) {
+      expect(() => new ServeHttpError(status, "VALIDATION_ERROR", "not an error status")).toThrow(RangeError)
+    }
+    expect(new ServeHttpError(418, "TEAPOT", "short and stout").status).toBe(418)
     expectEnvelope(await get("statusOutOfRange"), 500, "INTERNAL_SERVER_ERROR", "An unexpected error occurred")
     expect((await get("ping")).status).toBe(200)
   })
