@@ -13,28 +13,38 @@ export type FetchHandler = (request: Request) => Promise<Response>
 
 const METHODS_WITHOUT_BODY: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"])
 
-/** Path and query of an absolute request URL, without the cost of `new URL`. */
-const pathAndQuery = (url: string): string => {
-  const slash = url.indexOf("/", url.indexOf("//") + 2)
-  return slash === -1 ? "/" : url.slice(slash)
+/** Rejects with the signal's reason once it aborts. */
+const abortOf = (signal: AbortSignal): Promise<never> => {
+  const aborted = signal.aborted
+    ? Promise.reject(signal.reason)
+    : new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }))
+  aborted.catch(() => {})
+  return aborted
 }
 
-/** The body's bytes, refused with 413 by Content-Length or as soon as the stream passes `limit`. */
+/**
+ * The body's bytes, refused with 413 by Content-Length or as soon as the stream passes `limit`. Each
+ * read also ends when the Request's signal aborts (the client left): a stream that simply stalls
+ * then would otherwise keep the request, and its promise, pending for good.
+ */
 const readBody = async (request: Request, limit: number): Promise<Uint8Array | undefined> => {
   if (request.body === null) return undefined
   if (Number(request.headers.get("content-length")) > limit) throw payloadTooLarge(limit)
   const reader = request.body.getReader()
+  const aborted = abortOf(request.signal)
   const chunks: Array<Uint8Array> = []
   let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > limit) {
-      void reader.cancel().catch(() => {})
-      throw payloadTooLarge(limit)
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), aborted])
+      if (done) break
+      size += value.byteLength
+      if (size > limit) throw payloadTooLarge(limit)
+      chunks.push(value)
     }
-    chunks.push(value)
+  } catch (error) {
+    void reader.cancel().catch(() => {})
+    throw error
   }
   return concatBytes(chunks, size)
 }
@@ -51,7 +61,7 @@ export const createFetchHandler = (handler: ServeHandler, options: FetchHandlerO
   const answer = async (request: Request, headers: Record<string, string>): Promise<ServeResponse> => {
     const method = request.method.toUpperCase()
     const body = METHODS_WITHOUT_BODY.has(method) ? undefined : await readBody(request, limit)
-    const { path, rawQuery } = splitUrl(pathAndQuery(request.url))
+    const { path, rawQuery } = splitUrl(request.url)
     const remoteAddress = forwardedAddress(headers["x-forwarded-for"], trustedHops)
     const serveRequest = new TransportRequest(method, path, rawQuery, headers, body, remoteAddress, request, request.signal)
     const pending = handler(serveRequest)

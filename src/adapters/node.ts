@@ -29,8 +29,9 @@ export interface RequestGate {
   leave(): void
 }
 
+/** As the fetch handler: no body is read for GET, HEAD or OPTIONS (a preflight's body means nothing). */
 const hasBody = (req: IncomingMessage): boolean =>
-  req.method !== "GET" && req.method !== "HEAD" &&
+  req.method !== "GET" && req.method !== "HEAD" && req.method !== "OPTIONS" &&
   (req.headers["content-length"] !== undefined ? req.headers["content-length"] !== "0" : req.headers["transfer-encoding"] !== undefined)
 
 /**

@@ -47,12 +47,32 @@ export const parseQueryString = (search: string): QueryParams => {
   return params
 }
 
+/** Where the path of an absolute-form target (`http://host/path`) starts: after its authority. */
+const afterAuthority = (url: string): number => {
+  const scheme = url.indexOf("://")
+  if (scheme === -1) return 0
+  for (let i = scheme + 3; i < url.length; i++) {
+    const c = url.charCodeAt(i)
+    if (c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */) return i
+  }
+  return url.length
+}
+
 /**
- * Splits a request target into its path and the text after `?` ("" without one). The text is parsed
- * only when someone reads the request's `query` (see TransportRequest): an input remembered by that
- * text needs no parsing at all.
+ * Splits a request target into its path and the text after `?` ("" without one). Origin-form
+ * (`/path?query`) is what clients send; absolute-form (`http://host/path?query`) is what a fetch
+ * Request's url holds, and what a server must accept from a client too. A fragment (`#…`) belongs to
+ * neither. The text is parsed only when someone reads the request's `query` (see TransportRequest):
+ * an input remembered by that text needs no parsing at all.
  */
 export const splitUrl = (url: string): { readonly path: string; readonly rawQuery: string } => {
-  const q = url.indexOf("?")
-  return q === -1 ? { path: url, rawQuery: "" } : { path: url.slice(0, q), rawQuery: url.slice(q + 1) }
+  const start = url.charCodeAt(0) === 47 ? 0 : afterAuthority(url)
+  let end = url.indexOf("#", start)
+  if (end === -1) end = url.length
+  const q = url.indexOf("?", start)
+  if (q === -1 || q > end) {
+    const path = start === 0 && end === url.length ? url : url.slice(start, end)
+    return { path: path === "" ? "/" : path, rawQuery: "" }
+  }
+  return { path: q === start ? "/" : url.slice(start, q), rawQuery: url.slice(q + 1, end) }
 }

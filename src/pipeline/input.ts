@@ -58,9 +58,13 @@ const parseJson = (text: string): unknown => {
 }
 
 const decoder = new TextDecoder()
-/** A transport's body as text (node gives a string, fetch bytes); undefined for anything else. */
+/**
+ * A transport's body as text (node gives a string, fetch bytes); undefined for anything else. A
+ * leading byte order mark is dropped, as TextDecoder drops it from bytes: the same body reads the
+ * same through every adapter.
+ */
 export const bodyText = (body: unknown): string | undefined => {
-  if (typeof body === "string") return body
+  if (typeof body === "string") return body.charCodeAt(0) === 0xfeff ? body.slice(1) : body
   if (body instanceof Uint8Array) return decoder.decode(body)
   return undefined
 }

@@ -36,3 +36,32 @@ export class Router<A> {
 /** Strips one trailing slash so `/x/` and `/x` are the same route. */
 export const normalizePath = (path: string): string =>
   path.length > 1 && path.charCodeAt(path.length - 1) === 47 ? path.slice(0, -1) : path
+
+const SINGLE_DOT = /^(?:\.|%2e)$/i
+const DOUBLE_DOT = /^(?:\.|%2e){2}$/i
+
+/**
+ * The path with its dot segments (`.`, `..`, also percent-encoded) resolved and backslashes read as
+ * slashes, as a URL parser does for http(s); undefined when there is nothing to resolve. Fetch
+ * runtimes hand over paths resolved this way; node:http hands over the raw target, so a route that
+ * misses is looked up once more by this path, and both adapters answer such a request alike.
+ */
+export const resolveDotSegments = (path: string): string | undefined => {
+  const slashed = path.includes("\\") ? path.replaceAll("\\", "/") : path
+  if (slashed === path && !path.includes("/.") && !/\/%2e/i.test(path)) return undefined
+  const resolved: Array<string> = []
+  const segments = slashed.split("/")
+  for (let i = 1; i < segments.length; i++) {
+    const segment = segments[i]!
+    const last = i === segments.length - 1
+    if (SINGLE_DOT.test(segment)) {
+      if (last) resolved.push("")
+    } else if (DOUBLE_DOT.test(segment)) {
+      resolved.pop()
+      if (last) resolved.push("")
+    } else {
+      resolved.push(segment)
+    }
+  }
+  return `/${resolved.join("/")}`
+}

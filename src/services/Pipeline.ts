@@ -27,7 +27,7 @@ import { errorResponse, finishHeaders, type Settled, toResponse } from "../pipel
 import { compileRoutes, type EndpointPlan, type RoutePlan } from "../pipeline/plan.js"
 import { resolveRequestId } from "../pipeline/requestId.js"
 import { answerStatic, type StaticRoute } from "../pipeline/staticRoute.js"
-import { normalizePath, Router } from "../pipeline/router.js"
+import { normalizePath, resolveDotSegments, Router } from "../pipeline/router.js"
 import { EndpointStages, makeStageSteps, type PresetInputs } from "../pipeline/stages.js"
 import { tracedStages, tracingEnabled } from "../pipeline/tracing.js"
 import { Authenticator, type AuthenticatorService } from "./Authenticator.js"
@@ -223,7 +223,11 @@ export const makePipeline = (
       const preflight = cors.preflightFor(getHeader(request, "origin"), getHeader(request, "access-control-request-headers"))
       return { status: 204, headers: finishHeaders({}, requestId, preflight, undefined), body: null }
     }
-    const target = router.find(method, path)
+    let target = router.find(method, path)
+    if (target === undefined) {
+      const resolved = resolveDotSegments(path)
+      if (resolved !== undefined) target = router.find(method, normalizePath(resolved))
+    }
     if (target === undefined) {
       const allow = router.allowed(path)
       const error = allow === undefined

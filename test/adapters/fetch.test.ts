@@ -85,6 +85,30 @@ describe("createFetchHandler with real Request objects", () => {
     expect(seen.aborted).toBe(true)
   })
 
+  it("answers when the Request's signal aborts while its body stalls, and stops reading it", async () => {
+    let cancelled = false
+    const stalled = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(new TextEncoder().encode('{"n":')),
+      cancel: () => {
+        cancelled = true
+      }
+    })
+    const controller = new AbortController()
+    const request = new Request("http://x.test/api/analytics/echo", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: stalled,
+      duplex: "half",
+      signal: controller.signal
+    } as RequestInit & { duplex: "half" })
+    const answer = createFetchHandler(api.handler, { requestTimeout: 0 })(request)
+    setTimeout(() => controller.abort(), 20)
+    const response = await answer
+    expect(response.status).toBe(500)
+    expect((await response.json()).error.type).toBe("INTERNAL_SERVER_ERROR")
+    expect(cancelled).toBe(true)
+  })
+
   it("takes the client address from x-forwarded-for only with trustProxy", async () => {
     const request = () => new Request("http://x.test/api/analytics/whoami", { headers: { "x-forwarded-for": "198.51.100.4, 10.0.0.2" } })
     expect(await (await handle(request())).json()).toEqual({ address: null })
