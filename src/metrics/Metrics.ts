@@ -27,6 +27,12 @@ export interface MetricsLayerOptions {
   readonly buckets?: ReadonlyArray<number>
 }
 
+/**
+ * Metrics layers built in this process so far. The workers of `start({ workers })` run the same
+ * program, so the n-th one is the same API in each: its number names the API to the primary.
+ */
+let layersBuilt = 0
+
 export class Metrics extends Context.Tag("queryserve/Metrics")<Metrics, MetricsService>() {
   /**
    * A prom-client registry for one API, plus the process's default metrics. prom-client is imported
@@ -40,7 +46,9 @@ export class Metrics extends Context.Tag("queryserve/Metrics")<Metrics, MetricsS
       Effect.acquireRelease(
         Effect.sync(() => {
           const load = loadPrometheus()
-          return makeDeferredMetrics(() => load().then((prometheus) => prometheus.makePromMetrics(buckets)))
+          // Numbered when the layer is built (in `defineServe`), in the program's order, not when prom-client has loaded.
+          const api = layersBuilt++
+          return makeDeferredMetrics(() => load().then((prometheus) => prometheus.makePromMetrics(buckets, api)))
         }),
         (metrics) => Effect.sync(metrics.close)
       )

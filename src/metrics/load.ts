@@ -2,7 +2,8 @@ import type { ClosableMetrics } from "./deferred.js"
 
 /** prom-client's metrics for one API: the Node entry's (`./prom.js`, loaded on first use). */
 export interface MetricsBackend {
-  readonly makePromMetrics: (buckets: ReadonlyArray<number>) => ClosableMetrics
+  /** `api`: the API's number among the metrics layers of the process, which names it in a `workers` cluster. */
+  readonly makePromMetrics: (buckets: ReadonlyArray<number>, api: number) => ClosableMetrics
 }
 
 let load: (() => Promise<MetricsBackend>) | undefined

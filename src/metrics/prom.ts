@@ -3,7 +3,8 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client"
 import { isQueryserveWorker } from "../adapters/cluster.js"
 import type { ServeQueryEvent } from "../domain/event.js"
 import type { RequestMeter } from "../services/QueryLogger.js"
-import { answerWorkers, askPrimary, shareWithPrimary } from "./cluster.js"
+import { answerWorkers } from "./clusterPrimary.js"
+import { askPrimary, shareWithPrimary } from "./clusterWorker.js"
 import type { ClosableMetrics } from "./deferred.js"
 import { type DurationCounts, DurationHistogram } from "./histogram.js"
 
@@ -67,8 +68,11 @@ const processMetrics = (): Registry => {
   return processRegistry
 }
 
-/** The queryserve series of one API in a registry of its own, fed from its query events. */
-export const makePromMetrics = (buckets: ReadonlyArray<number>): ClosableMetrics => {
+/**
+ * The queryserve series of one API in a registry of its own, fed from its query events. `api` names
+ * it in a `workers` cluster, where a scrape sums this API's registry over the workers, and no other's.
+ */
+export const makePromMetrics = (buckets: ReadonlyArray<number>, api: number): ClosableMetrics => {
   const registry = new Registry()
   const registers = [registry]
   const series = new Map<string, EndpointSeries>()
@@ -150,8 +154,8 @@ export const makePromMetrics = (buckets: ReadonlyArray<number>): ClosableMetrics
   // The primary of `start({ workers })` runs the same program: it answers the workers' scrapes.
   if (cluster.isPrimary) answerWorkers()
   if (isQueryserveWorker()) {
-    const unshare = shareWithPrimary(processMetrics(), registry)
-    return { observe, meter, scrape: () => askPrimary(), close: unshare }
+    const unshare = shareWithPrimary(processMetrics(), api, registry)
+    return { observe, meter, scrape: () => askPrimary(api), close: unshare }
   }
   const scraped = Registry.merge([processMetrics(), registry])
   return {
