@@ -71,6 +71,12 @@ export const bodyText = (body: unknown): string | undefined => {
 
 const emptyQuery = (): QueryParams => emptyRecord()
 
+/** The media type of a lower-cased Content-Type, without its parameters: `application/json; charset=utf-8` → `application/json`. */
+const mediaTypeOf = (contentType: string): string => {
+  const semicolon = contentType.indexOf(";")
+  return semicolon === -1 ? contentType : contentType.slice(0, semicolon).trimEnd()
+}
+
 /**
  * Where an endpoint's input comes from: the query string for GET/HEAD/DELETE, the body otherwise
  * (JSON or form-encoded; an empty body falls back to the query string). Query-string and form
@@ -84,10 +90,9 @@ export const readInput = (method: string, request: ServeRequest, coerce: (params
   if (text.trim().length === 0) return coerce(request.query ?? emptyQuery())
   // Media types are case-insensitive; parameters (charset) and spaces around them do not matter.
   const contentType = getHeader(request, "content-type")?.trim().toLowerCase()
-  if (contentType === undefined || contentType.startsWith("application/json") || contentType.includes("+json")) {
-    return parseJson(text)
-  }
-  if (contentType.startsWith("application/x-www-form-urlencoded")) return coerce(parseQueryString(text))
+  const mediaType = contentType === undefined ? undefined : mediaTypeOf(contentType)
+  if (mediaType === undefined || mediaType === "application/json" || mediaType.endsWith("+json")) return parseJson(text)
+  if (mediaType === "application/x-www-form-urlencoded") return coerce(parseQueryString(text))
   throw new ValidationError({
     message: `Unsupported content type "${contentType}": send application/json or application/x-www-form-urlencoded`,
     issues: [{ path: ["body"], message: "Unsupported content type" }]

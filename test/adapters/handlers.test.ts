@@ -69,6 +69,16 @@ describe("node adapter over a real server", () => {
     expect((await response.json()).error.message).toMatch(/Unsupported content type/)
   })
 
+  it("reads the body by its media type, whatever its parameters, and no type that merely begins like JSON", async () => {
+    const send = (contentType: string) => fetch(`${base}/echo`, { method: "POST", headers: { "content-type": contentType }, body: '{"a":1}' })
+    for (const json of ["application/json", "Application/JSON ; charset=utf-8", "application/problem+json", "application/vnd.api+json;v=2"]) {
+      expect(await (await send(json)).json()).toEqual({ received: { a: 1 } })
+    }
+    for (const other of ["application/jsonx", "application/json-seq", "text/plain; note=+json"]) {
+      expect((await send(other)).status).toBe(400)
+    }
+  })
+
   it("answers unknown routes with the 404 envelope", async () => {
     const response = await fetch(`${base}/missing`)
     expect(response.status).toBe(404)
