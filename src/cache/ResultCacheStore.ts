@@ -17,7 +17,12 @@ export class StoredResult {
    */
   readonly compressed: CompressedBodies = {}
 
-  constructor(readonly json: string) {}
+  /**
+   * @param expiresAt When the entry expires (ms since the epoch), as the run that stored it set its
+   * TTL: a hit answers `Cache-Control` for what is left. A store gives it back with the entry;
+   * undefined when unknown (a hit then answers with the request's TTL).
+   */
+  constructor(readonly json: string, readonly expiresAt?: number) {}
 
   /** A fresh value on each call, so nothing one request does to it reaches another. */
   parse(): unknown {
@@ -54,7 +59,7 @@ export interface ResultCacheStoreStats {
  * return the same StoredResult for every hit of an entry (the pipeline memoizes its ETag on it).
  */
 export interface ResultCacheStoreService {
-  /** The entry, or undefined when there is none or it expired. */
+  /** The entry (with its `expiresAt`), or undefined when there is none or it expired. */
   get(key: ResultCacheKey): MaybePromise<StoredResult | undefined>
   /** Stores (or replaces) an entry that expires after `ttlMs`. */
   set(key: ResultCacheKey, result: StoredResult, ttlMs: number): MaybePromise<void>

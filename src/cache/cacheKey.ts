@@ -1,9 +1,13 @@
+import { emptyRecord } from "../domain/queryString.js"
 import type { RequestContext } from "../pipeline/context.js"
 import { digest } from "./digest.js"
 import type { KnownInput } from "./inputMemo.js"
 import type { ResultCacheFilter, ResultCacheKey } from "./ResultCacheStore.js"
 
 const MAX_DEPTH = 64
+
+/** The prototype of parsed query strings and coerced parameters: bare, so their own fields are all they hold. */
+const RECORD_PROTOTYPE: unknown = Object.getPrototypeOf(emptyRecord())
 
 const SAFE_SEGMENT = /^[A-Za-z0-9_.-]*$/
 
@@ -71,16 +75,19 @@ const write = (value: unknown, depth: number): string => {
     case "object": {
       if (value === null) return "null"
       if (depth > MAX_DEPTH) throw new RangeError("the value is nested too deeply to be part of a cache key")
-      if (Array.isArray(value)) return `[${writeList(value, depth)}]`
-      if (value instanceof Date) return `Date(${value.getTime()})`
-      if (value instanceof Map) {
-        const entries = [...value].map(([k, v]) => `${write(k, depth + 1)}=>${write(v, depth + 1)}`).sort()
+      const proto: unknown = Object.getPrototypeOf(value)
+      if (proto === Object.prototype || proto === null || proto === RECORD_PROTOTYPE) return writeObject(value, depth)
+      // Subclasses are not these: they may hold more than the elements or the time.
+      if (proto === Array.prototype && Array.isArray(value)) return `[${writeList(value, depth)}]`
+      if (proto === Date.prototype) return `Date(${(value as Date).getTime()})`
+      if (proto === Map.prototype) {
+        const entries = [...(value as Map<unknown, unknown>)].map(([k, v]) => `${write(k, depth + 1)}=>${write(v, depth + 1)}`).sort()
         return `Map[${entries.join(",")}]`
       }
-      if (value instanceof Set) return `Set[${[...value].map((v) => write(v, depth + 1)).sort().join(",")}]`
-      const toJSON = (value as { toJSON?: unknown }).toJSON
-      if (typeof toJSON === "function") return write(toJSON.call(value), depth + 1)
-      return writeObject(value, depth)
+      if (proto === Set.prototype) return `Set[${[...(value as Set<unknown>)].map((v) => write(v, depth + 1)).sort().join(",")}]`
+      // Any other object may hold state its fields or toJSON do not show (Redacted, #private fields):
+      // two different values would get one text, and one caller another's entry.
+      throw new TypeError("the value holds an object that is not plain data and cannot be part of a cache key")
     }
     default:
       // undefined, functions and symbols (in a list or on their own).
@@ -92,8 +99,10 @@ const write = (value: unknown, depth: number): string => {
  * A text of `value` that is the same for equal values whatever the order of their keys, and
  * different for different ones: JSON-like (`{"key"=value}`), with sorted keys, without any `:`,
  * and with the values JSON would merge kept apart (NaN and null, -0 and 0, a bigint and a number,
- * a Date and its ISO text). Throws for values nested deeper than 64 levels (a cycle): such a
- * request is not cached.
+ * a Date and its ISO text). Throws for values nested deeper than 64 levels (a cycle) and for
+ * objects other than plain objects (of Object.prototype, of null, or a parsed query string), arrays,
+ * Dates, Maps and Sets (not their subclasses), whose text could not tell two values apart (a
+ * Redacted, a class with #private fields): such a request is not cached.
  */
 export const canonicalJson = (value: unknown): string => write(value, 0)
 

@@ -158,6 +158,7 @@ export class InputMemo {
 const builtText = (request: ServeRequest, body: string | null | undefined): string | undefined => {
   if (body === undefined) return undefined
   if (body === null) return queryText(request.query)
-  const contentType = getHeader(request, "content-type") ?? ""
-  return `b${contentType.length}:${contentType}${body}`
+  const contentType = getHeader(request, "content-type")
+  // A missing Content-Type (JSON) and an empty one (refused) are read differently: `b:` holds no length.
+  return contentType === undefined ? `b:${body}` : `b${contentType.length}:${contentType}${body}`
 }

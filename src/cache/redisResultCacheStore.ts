@@ -29,14 +29,28 @@ const SCAN_COUNT = "1000"
 /** Backslash before the characters a Redis pattern reads specially, so a prefix matches as written. */
 const literalPattern = (text: string): string => text.replace(/[*?[\]\\]/g, "\\$&")
 
+/**
+ * An entry as Redis holds it: `@<expiresAt>` and a line break before the JSON text (which never
+ * starts with `@`), so a hit learns what is left of its TTL with the one GET. A value without it
+ * has no known expiry.
+ */
+const entryText = (result: StoredResult, ttlMs: number): string => `@${result.expiresAt ?? Date.now() + ttlMs}\n${result.json}`
+
+const storedEntry = (reply: unknown): StoredResult | undefined => {
+  if (typeof reply !== "string") return undefined
+  if (!reply.startsWith("@")) return new StoredResult(reply)
+  const end = reply.indexOf("\n")
+  return end < 0 ? undefined : new StoredResult(reply.slice(end + 1), Number(reply.slice(1, end)))
+}
+
 const scanReply = (reply: unknown): { readonly cursor: string; readonly keys: ReadonlyArray<string> } => {
   if (!Array.isArray(reply) || !Array.isArray(reply[1])) throw new Error("unexpected SCAN reply from Redis")
   return { cursor: String(reply[0]), keys: (reply[1] as ReadonlyArray<unknown>).map(String) }
 }
 
 /**
- * A ResultCacheStore in Redis: entries are strings that expire in Redis itself (SET … PX), so
- * every process and host using the same Redis and prefix shares them. A key is
+ * A ResultCacheStore in Redis: entries are strings (expiry time and JSON) that expire in Redis
+ * itself (SET … PX), so every process and host using the same Redis and prefix shares them. A key is
  * `<prefix><endpoint>:<scope>:<digest>`, with the endpoint and the tenant percent-encoded: no key
  * part holds a separator or a pattern character, so invalidation by endpoint and/or tenant is one
  * SCAN pattern, and the keys it finds are dropped with UNLINK. Every call has a deadline.
@@ -61,10 +75,9 @@ export const makeRedisResultCacheStore = (
   }
 
   return {
-    get: (key: ResultCacheKey) =>
-      send(["GET", prefix + key.id]).then((reply) => (typeof reply === "string" ? new StoredResult(reply) : undefined)),
+    get: (key: ResultCacheKey) => send(["GET", prefix + key.id]).then(storedEntry),
     set: (key, result, ttlMs) =>
-      send(["SET", prefix + key.id, result.json, "PX", String(Math.max(1, Math.ceil(ttlMs)))]).then(() => undefined),
+      send(["SET", prefix + key.id, entryText(result, ttlMs), "PX", String(Math.max(1, Math.ceil(ttlMs)))]).then(() => undefined),
     invalidate: async (filter) => {
       let dropped = 0
       await scan(literalPattern(prefix) + keyPattern(filter), async (keys) => {

@@ -42,11 +42,16 @@ export interface ResultCacheControl<K extends string = string> {
 /** The handler and output encoding of one request: what the cache stands in for. */
 export type CachedWork = (ctx: RequestContext) => MaybePromise<unknown>
 
-/** What the run of a flight gave, for the requests waiting on it. */
+/** What the run of a flight gave, for the requests waiting on it; it rejects with an AbortedRun when its request was aborted. */
 type Flight = Promise<StoredResult | undefined | typeof PRIVATE>
 
 /** A run whose TTL ended at 0 or null: its result is its request's own, neither stored nor shared. */
 const PRIVATE = Symbol("private result")
+
+/** How a flight fails when its run's own request was aborted: the failure is that request's, not its waiters'. */
+class AbortedRun {
+  constructor(readonly error: unknown) {}
+}
 
 const ZERO_STATS: ResultCacheStats = { hits: 0, misses: 0, entries: 0, bytes: 0 }
 
@@ -151,8 +156,9 @@ export class EndpointCache {
 
   /**
    * A hit, a share of a run in flight for the same key, or a run of `work` whose result is stored.
-   * Waiters of a run that fails try once more (the first of them runs again): a failure of one
-   * request, such as its client going away, is not handed to the others. A second failure is.
+   * Waiters of a run that failed because its request was aborted (its client went away) try again,
+   * each time, unless their own request is aborted too: one of them runs again, the others share
+   * that run. Waiters of a run that failed otherwise try once more; a second such failure is theirs.
    * Waiters of a run whose handler set its TTL to 0 or null run the handler themselves.
    */
   lookup(ctx: RequestContext, work: CachedWork, retried: boolean): MaybePromise<unknown> {
@@ -199,7 +205,7 @@ export class EndpointCache {
         ran = true
         return this.runToStore(ctx, work, key)
       })
-    this.register(key.id, own.then((stored) => (ran ? this.shared(ctx, stored) : stored)))
+    this.register(key.id, own.then((stored) => (ran ? this.shared(ctx, stored) : stored), (error: unknown) => this.failed(ctx, error)))
     return own.then((stored) => (ran ? this.answer(stored) : this.hit(ctx, stored)))
   }
 
@@ -214,7 +220,20 @@ export class EndpointCache {
   private hit(ctx: RequestContext, stored: StoredResult | undefined): unknown {
     ctx.cacheStatus = "HIT"
     this.cache.hits++
+    const expiresAt = stored?.expiresAt
+    if (expiresAt !== undefined) this.answerFor(ctx, expiresAt)
     return this.answer(stored)
+  }
+
+  /**
+   * Cache-Control of a hit: what is left of the entry, not the request's whole TTL (the run that
+   * stored it may have shortened it with `setCacheTtl`). Rounded up to whole seconds, as max-age
+   * counts them, so hits in an entry's first second answer what its miss did; past its end, max-age=0.
+   */
+  private answerFor(ctx: RequestContext, expiresAt: number): void {
+    const ttl = this.ttlOf(ctx)
+    const left = expiresAt - Date.now()
+    if (ttl !== null && left < ttl) ctx.cacheTtlOverride = left > 0 ? Math.min(ttl, Math.ceil(left / 1000) * 1000) : 1
   }
 
   /** What the waiters of this request's run get: its result, unless the handler made it private (TTL 0 or null). */
@@ -223,11 +242,21 @@ export class EndpointCache {
     return ttl === null || ttl <= 0 ? PRIVATE : stored
   }
 
+  /** How a run's failure reaches its waiters: marked when the run's own request was aborted. */
+  private failed(ctx: RequestContext, error: unknown): never {
+    throw ctx.signal.aborted ? new AbortedRun(error) : error
+  }
+
   private join(ctx: RequestContext, work: CachedWork, flight: Flight, retried: boolean): Promise<unknown> {
     return flight.then(
       // A private result is not this request's: it runs the handler itself.
       (stored) => (stored === PRIVATE ? this.run(ctx, work, undefined) : this.hit(ctx, stored)),
       (error: unknown) => {
+        if (error instanceof AbortedRun) {
+          // Bounded: each retry waits for another request's run, or runs the handler itself.
+          if (ctx.signal.aborted) throw error.error
+          return this.lookup(ctx, work, retried)
+        }
         if (retried) throw error
         return this.lookup(ctx, work, true)
       }
@@ -239,7 +268,7 @@ export class EndpointCache {
     const stored = this.runToStore(ctx, work, key)
     if (!isPromiseLike(stored)) return this.answer(stored)
     const own = Promise.resolve(stored)
-    if (key !== undefined) this.register(key.id, own.then((result) => this.shared(ctx, result)))
+    if (key !== undefined) this.register(key.id, own.then((result) => this.shared(ctx, result), (error: unknown) => this.failed(ctx, error)))
     return own.then((result) => this.answer(result))
   }
 
@@ -259,9 +288,11 @@ export class EndpointCache {
     const json = serializeJson(value)
     // JSON.stringify gives undefined for a function or a symbol: there is nothing to answer with.
     if (typeof json !== "string") return undefined
-    const stored = new StoredResult(json)
     const ttl = this.ttlOf(ctx)
-    if (key !== undefined && ttl !== null && ttl > 0 && generation === this.cache.generation) this.cache.put(key, stored, ttl)
+    if (ttl === null || ttl <= 0) return new StoredResult(json)
+    // The entry's expiry goes with it: its hits and waiters answer Cache-Control for what is left.
+    const stored = new StoredResult(json, Date.now() + ttl)
+    if (key !== undefined && generation === this.cache.generation) this.cache.put(key, stored, ttl)
     return stored
   }
 

@@ -209,6 +209,28 @@ describe("result cache: inputs remembered by their raw text", () => {
     expect((await api.handler(body("application/json"))).status).toBe(400)
   })
 
+  it("tells a body without a Content-Type (read as JSON) from the same body with an empty one (refused)", async () => {
+    let runs = 0
+    const api = defineServe({
+      resultCache: true,
+      queries: {
+        rows: {
+          method: "POST",
+          cacheTtlMs: 60_000,
+          inputSchema: Schema.Struct({ region: Schema.String }),
+          query: ({ input }: { input: { region: string } }) => [{ region: input.region, run: ++runs }]
+        }
+      }
+    })
+    const post = (headers: Record<string, string>): ServeRequest => ({ method: "POST", path: "/api/analytics/rows", headers, body: '{"region":"eu"}' })
+    expect((await api.handler(post({}))).status).toBe(200)
+    expect((await api.handler(post({}))).headers["x-cache"]).toBe("HIT")
+    // Remembered without a Content-Type, the text must not vouch for a request with an empty one.
+    const empty = await api.handler(post({ "content-type": "" }))
+    expect([empty.status, JSON.parse(empty.body!).error.type]).toEqual([400, "VALIDATION_ERROR"])
+    expect(runs).toBe(1)
+  })
+
   it("over node:http, remembers a query by the text the request carried, never confused with a text built from parameters", async () => {
     const { seen, Input } = checked()
     let runs = 0

@@ -6,6 +6,7 @@ import {
   type ResultCacheKey,
   type ResultCacheStoreService,
   type RunningServer,
+  type ServeContext,
   StoredResult
 } from "queryserve"
 import { createClient } from "redis"
@@ -45,6 +46,44 @@ describe.skipIf(skipReason !== undefined)("Redis result cache store against a re
     expect(ttl).toBeGreaterThan(0)
     expect(ttl).toBeLessThanOrEqual(100)
     await eventually(async () => expect(await store.get(key("e:p:d2", "e"))).toBeUndefined())
+  })
+
+  it("keeps each entry's expiry with its JSON, so a hit learns what is left with its one GET", async () => {
+    await store.set(key("e:p:x1", "e"), new StoredResult('{"a":1}', 1_700_000_005_000), 5_000)
+    const read = await store.get(key("e:p:x1", "e"))
+    expect([read?.json, read?.expiresAt]).toEqual(['{"a":1}', 1_700_000_005_000])
+    expect(await client.get("t[1]*:e:p:x1")).toBe('@1700000005000\n{"a":1}')
+    // Without an expiry of its own, the entry's is the TTL from now; a value of an earlier version has none.
+    const before = Date.now()
+    await store.set(key("e:p:x2", "e"), new StoredResult("[1]"), 5_000)
+    expect((await store.get(key("e:p:x2", "e")))?.expiresAt).toBeGreaterThanOrEqual(before + 5_000)
+    await client.set("t[1]*:e:p:x3", "[2]")
+    const old = await store.get(key("e:p:x3", "e"))
+    expect([old?.json, old?.expiresAt]).toEqual(["[2]", undefined])
+
+    let runs = 0
+    const sends = vi.spyOn(client, "sendCommand")
+    const api = defineServe({
+      resultCache: { store: redisResultCacheStore({ client }, { prefix: "t[1]*:" }) },
+      queries: {
+        today: {
+          cacheTtlMs: 60_000,
+          query: ({ ctx }: { ctx: ServeContext }) => {
+            ctx.setCacheTtl(5_000)
+            return { run: ++runs }
+          }
+        }
+      }
+    })
+    const ask = () => Promise.resolve(api.handler({ method: "GET", path: "/api/analytics/today", headers: {} }))
+    expect((await ask()).headers["cache-control"]).toBe("public, max-age=5")
+    await eventually(async () => expect((await ask()).headers["x-cache"]).toBe("HIT"))
+    sends.mockClear()
+    const hit = await ask()
+    expect([hit.headers["x-cache"], hit.headers["cache-control"]]).toEqual(["HIT", "public, max-age=5"])
+    expect(sends.mock.calls.map(([args]) => args[0])).toEqual(["GET"])
+    expect(runs).toBe(1)
+    sends.mockRestore()
   })
 
   it("drops by endpoint and/or tenant with escaped ids, counts what it dropped, and leaves other prefixes alone", async () => {

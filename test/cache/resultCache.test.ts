@@ -1,9 +1,10 @@
-import { Schema } from "effect"
+import { Redacted, Schema } from "effect"
 import fc from "fast-check"
 import {
   defineServe,
   makeTestResultCacheStore,
   rateLimit,
+  type ServeAuthContext,
   type ServeContext,
   ServeHttpError,
   type ServeMiddleware,
@@ -145,6 +146,90 @@ describe("result cache: hits and misses", () => {
   })
 })
 
+describe("result cache: keys only of values whose text tells them apart", () => {
+  it("serves an input holding a Redacted uncached: one token's answer never reaches another token", async () => {
+    let runs = 0
+    const api = defineServe({
+      resultCache: true,
+      queries: {
+        shared: {
+          cacheTtlMs: 60_000,
+          inputSchema: Schema.Struct({ token: Schema.Redacted(Schema.String) }),
+          query: ({ input }: { input: { token: Redacted.Redacted<string> } }) => {
+            runs++
+            return { dashboard: Redacted.value(input.token) === "victim-share-token" ? "the victim's dashboard" : null }
+          }
+        }
+      }
+    })
+    const victim = await api.handler(get("shared", { token: "victim-share-token" }))
+    const guess = await api.handler(get("shared", { token: "guess" }))
+    expect(JSON.parse(victim.body!)).toEqual({ dashboard: "the victim's dashboard" })
+    expect([guess.headers["x-cache"], JSON.parse(guess.body!)]).toEqual(["MISS", { dashboard: null }])
+    expect((await api.handler(get("shared", { token: "victim-share-token" }))).headers["x-cache"]).toBe("MISS")
+    expect(runs).toBe(3)
+    expect((await api.cache.stats()).entries).toBe(0)
+  })
+
+  it("serves callers whose auth context holds a Redacted or is a class instance with #private state uncached, each their own answer", async () => {
+    class Caller {
+      readonly #user: string
+      constructor(user: string) {
+        this.#user = user
+      }
+      get user(): string {
+        return this.#user
+      }
+    }
+    const api = defineServe({
+      resultCache: true,
+      auth: ({ request }) => {
+        const key = request.headers?.["x-api-key"]
+        const user = request.headers?.["x-user"]
+        if (typeof key === "string") return { roles: ["user"], apiKey: Redacted.make(key) }
+        return typeof user === "string" ? (new Caller(user) as unknown as ServeAuthContext) : null
+      },
+      queries: {
+        mine: {
+          cacheTtlMs: 60_000,
+          query: ({ ctx }: { ctx: { auth: ServeAuthContext } }) =>
+            ({ owner: ctx.auth instanceof Caller ? ctx.auth.user : Redacted.value(ctx.auth.apiKey as Redacted.Redacted<string>) })
+        }
+      }
+    })
+    for (const [header, callers] of [["x-api-key", ["alice-key", "bob-key"]], ["x-user", ["alice", "bob"]]] as const) {
+      for (const caller of [...callers, ...callers]) {
+        const answer = await api.handler(get("mine", {}, { [header]: caller }))
+        expect([answer.headers["x-cache"], JSON.parse(answer.body!)]).toEqual(["MISS", { owner: caller }])
+      }
+    }
+  })
+
+  it("still keys texts, numbers, plain and null-prototype objects, arrays, Dates, Maps, Sets and a parsed query string", async () => {
+    let runs = 0
+    const api = defineServe({ resultCache: true, queries: { echo: { cacheTtlMs: 60_000, query: () => ++runs } } })
+    const inputs = [
+      { a: [1, "x", null], b: { c: true } },
+      Object.assign(Object.create(null) as object, { a: 1 }),
+      { at: new Date(0) },
+      { at: new Date(1) },
+      { m: new Map([["k", 1]]) },
+      { s: new Set([1, 2]) }
+    ]
+    for (let round = 0; round < 2; round++) for (const input of inputs) await api.execute("echo", { input })
+    expect(runs).toBe(inputs.length)
+    // Other objects (a class instance here) are served, uncached.
+    class Range {
+      constructor(readonly from: string) {}
+    }
+    for (let round = 0; round < 2; round++) await api.execute("echo", { input: new Range("2025-01-01") })
+    expect(runs).toBe(inputs.length + 2)
+    // Without an input schema the input is the parsed query string itself.
+    await api.handler(get("echo", { region: "eu" }))
+    expect((await api.handler(get("echo", { region: "eu" }))).headers["x-cache"]).toBe("HIT")
+  })
+})
+
 describe("result cache: what is never stored", () => {
   it("does not store errors (ServeHttpErrors included) or empty (204) results; a failed run answers x-cache: MISS", async () => {
     let runs = 0
@@ -202,6 +287,41 @@ describe("result cache: what is never stored", () => {
     await api.handler(get("tuned"))
     expect(store.ttls).toEqual([5_000, 60_000])
     expect((await api.handler(get("tuned", { ttl: "5000" }))).headers["x-cache"]).toBe("HIT")
+  })
+
+  it("answers a hit's and a waiter's Cache-Control for what is left of the entry, as the run that stored it set its TTL", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] })
+    try {
+      const api = defineServe({
+        resultCache: true,
+        queries: {
+          today: {
+            cacheTtlMs: 60_000,
+            query: async ({ input, ctx }: { input: { ttl?: string }; ctx: ServeContext }) => {
+              await new Promise((resolve) => setTimeout(resolve, 10))
+              if (input.ttl !== undefined) ctx.setCacheTtl(Number(input.ttl))
+              return { ttl: input.ttl ?? "default" }
+            }
+          }
+        }
+      })
+      const maxAge = async (query: Record<string, string>) => (await api.handler(get("today", query))).headers["cache-control"]
+      // The run and its waiters: the waiters get what the run set, not the endpoint's 60 s.
+      const shortened = await Promise.all([1, 2, 3].map(() => Promise.resolve(api.handler(get("today", { ttl: "5000" })))))
+      expect(shortened.map((answer) => [answer.headers["x-cache"], answer.headers["cache-control"]]))
+        .toEqual([["MISS", "public, max-age=5"], ["HIT", "public, max-age=5"], ["HIT", "public, max-age=5"]])
+      vi.advanceTimersByTime(3_000)
+      expect(await maxAge({ ttl: "5000" })).toBe("public, max-age=2")
+      vi.advanceTimersByTime(1_999)
+      expect(await maxAge({ ttl: "5000" })).toBe("public, max-age=1")
+      // An entry of the endpoint's TTL: its whole TTL at first (whole seconds, rounded up), then what is left.
+      expect(await maxAge({})).toBe("public, max-age=60")
+      expect(await maxAge({})).toBe("public, max-age=60")
+      vi.advanceTimersByTime(10_500)
+      expect(await maxAge({})).toBe("public, max-age=50")
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it("bypasses the cache for a request whose middleware set the TTL to 0 before next()", async () => {

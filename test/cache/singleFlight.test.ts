@@ -71,6 +71,47 @@ describe.each(stores)("single flight with the %s", (_label, resultCache) => {
     expect(answers.filter((answer) => answer.status === 200).every((answer) => answer.body === '{"id":"-","run":2}')).toBe(true)
   })
 
+  it("lets waiters try again each time the run they waited on failed because its own request was aborted", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {})
+    let runs = 0
+    const api = defineServe({
+      resultCache: resultCache(),
+      queries: {
+        report: {
+          cacheTtlMs: 60_000,
+          // A query that honours ctx.signal: it fails when its client goes away.
+          query: ({ ctx }: { ctx: ServeContext }) => {
+            runs++
+            return new Promise((resolve, reject) => {
+              const timer = setTimeout(() => resolve({ rows: [1, 2, 3] }), 40)
+              ctx.signal.addEventListener("abort", () => {
+                clearTimeout(timer)
+                reject(new Error("client went away"))
+              })
+            })
+          }
+        }
+      }
+    })
+    const ask = (signal?: AbortSignal) => Promise.resolve(api.handler(signal === undefined ? get("report") : { ...get("report"), signal }))
+    const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    const [first, second, gone] = [new AbortController(), new AbortController(), new AbortController()]
+    // The first leads; the others wait. Its abort makes the second the leader of the retry, which is aborted too.
+    const answers = [ask(first.signal), ask(second.signal), ask(), ask(gone.signal)]
+    await tick(5)
+    first.abort()
+    gone.abort()
+    await tick(5)
+    second.abort()
+    const [firstAnswer, secondAnswer, waiter, goneAnswer] = await Promise.all(answers)
+    expect([firstAnswer!.status, secondAnswer!.status]).toEqual([500, 500])
+    expect([waiter!.status, waiter!.headers["x-cache"], JSON.parse(waiter!.body!)]).toEqual([200, "MISS", { rows: [1, 2, 3] }])
+    // A waiter whose own request was aborted meanwhile gets the failure instead of trying again.
+    expect(goneAnswer!.status).toBe(500)
+    expect(runs).toBe(3)
+    vi.restoreAllMocks()
+  })
+
   it("hands a second failure to the waiters of the retry: a failing query runs twice, not once per request", async () => {
     const { state, query } = slowHandler(20)
     state.failures = 1_000

@@ -225,7 +225,8 @@ describe("HTTP behaviour", () => {
 
   it("caches per caller, never the export", async () => {
     const region = await call("revenueByRegion", { key: TENANT_KEYS.acme, input: RANGE })
-    expect(region.headers.get("cache-control")).toBe("private, max-age=60")
+    // 60 s on a miss; a hit says what is left of the entry (earlier tests may have stored it).
+    expect(region.headers.get("cache-control")).toMatch(/^private, max-age=(?:[1-5]?\d|60)$/)
     const exported = await call("ordersExport", { key: TENANT_KEYS.acme, input: RANGE })
     expect(exported.headers.get("cache-control")).toBe("no-store")
   })
