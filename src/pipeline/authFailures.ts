@@ -111,8 +111,18 @@ export const limitAuthFailures = (
 ): AuthenticatorService => {
   if (options === undefined) return authenticator
   const guard = new AuthFailureGuard(options)
+  // One failure per HTTP request: an MCP request authenticates again for each tool with strategies of
+  // its own (to list it, or to call it), all with the same credentials, which are one guess.
+  const countedRequests = new WeakSet<object>()
   const counted = (request: ServeRequest, thrown: unknown): never => {
-    if (isAuthFailure(toServeError(thrown))) guard.failed(request)
+    if (isAuthFailure(toServeError(thrown))) {
+      const raw = request.raw
+      const key = typeof raw === "object" && raw !== null ? raw : request
+      if (!countedRequests.has(key)) {
+        countedRequests.add(key)
+        guard.failed(request)
+      }
+    }
     throw thrown
   }
   return {

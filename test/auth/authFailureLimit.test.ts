@@ -130,6 +130,33 @@ describe("authFailureLimit", () => {
   })
 })
 
+describe("authFailureLimit and MCP", () => {
+  it("counts one failure per HTTP request, however many tools with strategies of their own it authenticates for", async () => {
+    const ownKey = { auth: apiKeyAuth({ keys: KEYS }), query: () => "mine" }
+    const api = defineServe({
+      mcp: true,
+      authFailureLimit: { max: 3, windowMs: 60_000 },
+      queries: { a: ownKey, b: ownKey, c: ownKey, d: ownKey, e: ownKey }
+    })
+    const server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false })
+    try {
+      const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "x-api-key": "guess" }
+      const list = await fetch(`${server.url}/api/analytics/mcp`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
+      })
+      expect((await list.json()).result.tools).toEqual([])
+      // Five endpoints refused the key in that one request: one guess, two left before the 429.
+      for (let i = 0; i < 2; i++) expect((await fetch(`${server.url}/api/analytics/a`, { headers: { "x-api-key": `guess-${i}` } })).status).toBe(401)
+      expect((await fetch(`${server.url}/api/analytics/a`, { headers: { "x-api-key": "good-key" } })).status).toBe(429)
+    } finally {
+      await server.stop()
+      await api.dispose()
+    }
+  })
+})
+
 const skip = redisUnavailable()
 
 describe.skipIf(skip !== undefined)("authFailureLimit over a shared Redis store", () => {
