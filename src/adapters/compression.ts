@@ -106,3 +106,27 @@ export const notModifiedHeaders = (headers: Record<string, string>, ifNoneMatch:
   addVary(headers)
   return headers
 }
+
+/**
+ * The headers of a HEAD answer: those the GET's body (`bytes` long) would get, the compression the
+ * client would be sent (else, with `length`, its Content-Length), so that the two agree (RFC 9110
+ * 9.3.2); no body is sent. Fetch runtimes set a response's length from its body themselves, and
+ * may refuse one that does not match the (absent) body: the fetch handler sends none.
+ */
+export const headHeaders = (
+  response: ServeResponse,
+  body: string,
+  bytes: number,
+  acceptEncoding: string | undefined,
+  available: ReadonlyArray<ContentCoding>,
+  length: boolean
+): Record<string, string> => {
+  const headers = response.headers
+  if (bytes > MIN_COMPRESSED_BYTES && compressible({ status: response.status, headers, body })) {
+    const coding = negotiateEncoding(acceptEncoding, available)
+    if (coding !== undefined) return encodingHeaders(headers, coding)
+    encodingHeaders(headers, undefined)
+  }
+  if (length) headers["content-length"] = String(bytes)
+  return headers
+}

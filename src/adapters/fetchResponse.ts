@@ -1,5 +1,5 @@
-import type { ContentCoding, ServeResponse } from "../domain/http.js"
-import { compressible, encodingHeaders, MIN_COMPRESSED_BYTES, negotiateEncoding, notModifiedHeaders } from "./compression.js"
+import { type ContentCoding, HEAD_OF, type HeadResponse, type ServeResponse } from "../domain/http.js"
+import { compressible, encodingHeaders, headHeaders, MIN_COMPRESSED_BYTES, negotiateEncoding, notModifiedHeaders } from "./compression.js"
 
 const supports = (coding: ContentCoding): boolean => {
   if (typeof CompressionStream !== "function") return false
@@ -42,6 +42,11 @@ const collect = (stream: ReadableStream<Uint8Array>): Promise<Uint8Array> =>
  */
 export const toFetchResponse = (response: ServeResponse, requestHeaders: Readonly<Record<string, string>>): Response | Promise<Response> => {
   const { status, headers, body } = response
+  const omitted = (response as HeadResponse)[HEAD_OF]
+  if (typeof omitted === "string") {
+    const bytes = encoder.encode(omitted).byteLength
+    return new Response(null, { status, headers: headHeaders(response, omitted, bytes, requestHeaders["accept-encoding"], codings(), false) })
+  }
   // A UTF-16 unit takes at most 3 bytes in UTF-8: shorter bodies cannot pass the threshold.
   if (body === null || body.length * 3 <= MIN_COMPRESSED_BYTES || !compressible(response)) {
     if (status === 304) notModifiedHeaders(headers, requestHeaders["if-none-match"])

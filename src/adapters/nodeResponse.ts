@@ -10,8 +10,8 @@ import {
   type ZlibOptions
 } from "node:zlib"
 import { InternalError } from "../domain/errors.js"
-import type { ContentCoding, CorsHeaders, ServeResponse } from "../domain/http.js"
-import { compressible, encodingHeaders, MIN_COMPRESSED_BYTES, negotiateEncoding, notModifiedHeaders } from "./compression.js"
+import { type ContentCoding, type CorsHeaders, HEAD_OF, type HeadResponse, type ServeResponse } from "../domain/http.js"
+import { compressible, encodingHeaders, headHeaders, MIN_COMPRESSED_BYTES, negotiateEncoding, notModifiedHeaders } from "./compression.js"
 import { adapterErrorResponse } from "./transport.js"
 
 const CODINGS: ReadonlyArray<ContentCoding> = ["br", "gzip"]
@@ -121,6 +121,11 @@ export const writeResponse = (res: ServerResponse, response: ServeResponse, clos
     response.headers["content-length"] = String(bytes)
   } else if (response.status === 304) {
     notModifiedHeaders(response.headers, res.req.headers["if-none-match"])
+  } else {
+    const omitted = (response as HeadResponse)[HEAD_OF]
+    if (typeof omitted === "string") {
+      return finish(res, response.status, headHeaders(response, omitted, Buffer.byteLength(omitted), acceptEncoding(res), CODINGS, true), null, cors)
+    }
   }
   finish(res, response.status, response.headers, body, cors)
 }

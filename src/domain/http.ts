@@ -40,6 +40,18 @@ export interface ServeResponse {
   readonly compressed?: CompressedBodies
 }
 
+/**
+ * Where a HEAD answer keeps the body its GET would have sent (its own `body` is null): adapters give
+ * it the headers that body would get (Content-Length, or the compression headers), and send no body.
+ * A symbol, so it is no part of the answer's data.
+ */
+export const HEAD_OF: unique symbol = Symbol("queryserve.headOf")
+
+/** A ServeResponse as the pipeline answers a HEAD request. */
+export interface HeadResponse extends ServeResponse {
+  readonly [HEAD_OF]?: string | null
+}
+
 /** The content codings adapters compress with. */
 export type ContentCoding = "br" | "gzip"
 

@@ -1,6 +1,6 @@
 import { toErrorResponse } from "../domain/envelope.js"
 import type { ServeError } from "../domain/errors.js"
-import type { ServeResponse } from "../domain/http.js"
+import { HEAD_OF, type HeadResponse, type ServeResponse } from "../domain/http.js"
 import type { RequestContext } from "./context.js"
 import { CONTENT_TYPES } from "./formats.js"
 import type { ShapedOutput } from "./output.js"
@@ -52,7 +52,10 @@ export const toResponse = (
   if (!settled.ok) return errorResponse(settled.error, requestId, corsHeaders, settled.ctx)
   const { output, ctx } = settled
   const headers = finishHeaders(output.headers, requestId, corsHeaders, ctx.responseHeaders)
-  if (head) return { status: output.status, headers, body: null }
+  if (head) {
+    const answer: HeadResponse = { status: output.status, headers, body: null, [HEAD_OF]: output.body }
+    return answer
+  }
   return output.compressed === undefined
     ? { status: output.status, headers, body: output.body }
     : { status: output.status, headers, body: output.body, compressed: output.compressed }

@@ -1,5 +1,5 @@
 import { isServeError, toServeError } from "../domain/errors.js"
-import type { HttpMethod, ServeRequest, ServeResponse } from "../domain/http.js"
+import { HEAD_OF, type HeadResponse, type HttpMethod, type ServeRequest, type ServeResponse } from "../domain/http.js"
 import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
 import type { Lifecycle } from "./lifecycle.js"
 import { errorResponse, finishHeaders } from "./respond.js"
@@ -22,12 +22,16 @@ const finish = (
   request: ServeRequest,
   requestId: string,
   corsHeaders: Readonly<Record<string, string>> | undefined
-): ServeResponse => ({
-  status: answer.status,
-  headers: finishHeaders({ ...answer.headers }, requestId, corsHeaders, undefined),
-  body: request.method === "HEAD" ? null : answer.body,
-  ...(answer.compressed !== undefined ? { compressed: answer.compressed } : {})
-})
+): ServeResponse => {
+  const headers = finishHeaders({ ...answer.headers }, requestId, corsHeaders, undefined)
+  if (request.method === "HEAD") {
+    const head: HeadResponse = { status: answer.status, headers, body: null, [HEAD_OF]: answer.body }
+    return head
+  }
+  return answer.compressed !== undefined
+    ? { status: answer.status, headers, body: answer.body, compressed: answer.compressed }
+    : { status: answer.status, headers, body: answer.body }
+}
 
 const refuse = (
   route: StaticRoute,

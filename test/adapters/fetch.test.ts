@@ -109,6 +109,19 @@ describe("createFetchHandler with real Request objects", () => {
     expect(cancelled).toBe(true)
   })
 
+  it("answers HEAD with the headers of its GET (compression included) and no body", async () => {
+    const big = defineServe({ queries: { rows: () => Array.from({ length: 200 }, (_, i) => ({ i, name: `row ${i}` })) } })
+    const answer = createFetchHandler(big.handler)
+    for (const headers of [{ "accept-encoding": "gzip" }, {}] as Array<Record<string, string>>) {
+      const get = await answer(new Request("http://x.test/api/analytics/rows", { headers }))
+      await get.arrayBuffer()
+      const head = await answer(new Request("http://x.test/api/analytics/rows", { method: "HEAD", headers }))
+      expect(head.status).toBe(200)
+      expect(head.body).toBeNull()
+      for (const name of ["content-encoding", "vary", "etag", "content-type"]) expect(head.headers.get(name)).toBe(get.headers.get(name))
+    }
+  })
+
   it("takes the client address from x-forwarded-for only with trustProxy", async () => {
     const request = () => new Request("http://x.test/api/analytics/whoami", { headers: { "x-forwarded-for": "198.51.100.4, 10.0.0.2" } })
     expect(await (await handle(request())).json()).toEqual({ address: null })
