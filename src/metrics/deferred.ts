@@ -44,9 +44,9 @@ export const makeDeferredMetrics = (load: () => Promise<ClosableMetrics>): Closa
       if (backend !== undefined) backend.meter.started()
       else early?.push((loaded) => loaded.meter.started())
     },
-    finished: (endpointKey, method, status, durationMs, cacheHit) => {
-      if (backend !== undefined) backend.meter.finished(endpointKey, method, status, durationMs, cacheHit)
-      else early?.push((loaded) => loaded.meter.finished(endpointKey, method, status, durationMs, cacheHit))
+    finished: (request, status, durationMs, cacheHit, error) => {
+      if (backend !== undefined) backend.meter.finished(request, status, durationMs, cacheHit, error)
+      else early?.push((loaded) => loaded.meter.finished(request, status, durationMs, cacheHit, error))
     }
   }
   return {

@@ -135,11 +135,11 @@ export const makePromMetrics = (buckets: ReadonlyArray<number>, api: number): Cl
     started: () => {
       inFlight++
     },
-    finished: (endpointKey, method, status, durationMs, cacheHit) => {
+    finished: (request, status, durationMs, cacheHit) => {
       // An event emitted by hand without its start must not drive the gauge below zero.
       if (inFlight > 0) inFlight--
-      const endpoint = seriesOf(endpointKey)
-      endpoint.request(method, status).pending++
+      const endpoint = seriesOf(request.endpointKey)
+      endpoint.request(request.method, status).pending++
       endpoint.durations.observe(durationMs / 1000)
       if (status === 429) endpoint.rateLimited.pending++
       if (cacheHit !== undefined) (cacheHit ? endpoint.hit : endpoint.miss).pending++
@@ -148,7 +148,7 @@ export const makePromMetrics = (buckets: ReadonlyArray<number>, api: number): Cl
   const observe = (event: ServeQueryEvent): void => {
     if (event.status === "started") return meter.started()
     const status = event.responseStatus ?? (event.status === "error" ? 500 : 200)
-    meter.finished(event.endpointKey, event.method, status, event.durationMs ?? 0, event.cacheHit)
+    meter.finished(event, status, event.durationMs ?? 0, event.cacheHit, event.error)
   }
 
   // The primary of `start({ workers })` runs the same program: it answers the workers' scrapes.

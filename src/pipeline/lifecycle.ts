@@ -1,5 +1,5 @@
 import { StoredResult } from "../cache/ResultCacheStore.js"
-import type { EndpointInfo, ServeLifecycleHooks } from "../domain/config.js"
+import type { ServeLifecycleHooks } from "../domain/config.js"
 import type { ServeError } from "../domain/errors.js"
 import type { QueryTransport, ServeQueryEvent } from "../domain/event.js"
 import type { ServeRequest } from "../domain/http.js"
@@ -8,7 +8,7 @@ import type { ServeQueryLogger } from "../services/QueryLogger.js"
 /** The facts of one endpoint execution that events and hooks report. */
 export interface ExecutionRecord {
   readonly requestId: string
-  readonly endpoint: EndpointInfo
+  readonly endpointKey: string
   readonly method: string
   readonly path: string
   readonly request: ServeRequest
@@ -80,7 +80,7 @@ export class Lifecycle {
     if (this.hooks.onRequestStart !== undefined) {
       callHook("onRequestStart", this.hooks.onRequestStart, {
         requestId: record.requestId,
-        queryKey: record.endpoint.key,
+        queryKey: record.endpointKey,
         method: record.method,
         path: record.path,
         request: record.request
@@ -91,7 +91,7 @@ export class Lifecycle {
     else if (this.logger.listenerCount > 0) {
       this.logger.emit({
         requestId: record.requestId,
-        endpointKey: record.endpoint.key,
+        endpointKey: record.endpointKey,
         path: record.path,
         method: record.method,
         status: "started",
@@ -105,12 +105,12 @@ export class Lifecycle {
   completed(record: ExecutionRecord, input: unknown, status: number, result: unknown, cacheStatus: "HIT" | "MISS" | undefined): void {
     const durationMs = performance.now() - record.startedAt
     if (this.hooks.onRequestEnd !== undefined) {
-      const end = { requestId: record.requestId, queryKey: record.endpoint.key, durationMs, status }
+      const end = { requestId: record.requestId, queryKey: record.endpointKey, durationMs, status }
       callHook("onRequestEnd", this.hooks.onRequestEnd, withResult(end, result))
     }
     const cacheHit = cacheStatus === undefined ? undefined : cacheStatus === "HIT"
     const meter = this.logger.meter
-    if (meter !== undefined) meter.finished(record.endpoint.key, record.method, status, durationMs, cacheHit)
+    if (meter !== undefined) meter.finished(record, status, durationMs, cacheHit, undefined)
     else if (this.logger.listenerCount > 0) {
       // When every listener is one of queryserve's own, none reads `result`: a stored one is left out (no getter to define).
       const readable = result instanceof StoredResult && (this.logger.resultReaderCount ?? 1) === 0 ? undefined : result
@@ -136,17 +136,17 @@ export class Lifecycle {
   failed(record: ExecutionRecord, input: unknown, status: number, error: ServeError): void {
     const durationMs = performance.now() - record.startedAt
     const raw = rawCause(error)
-    this.refused(record.endpoint.key, record.requestId, record.request, error)
-    callHook("onError", this.hooks.onError, { error: raw, queryKey: record.endpoint.key, requestId: record.requestId, durationMs })
+    this.refused(record.endpointKey, record.requestId, record.request, error)
+    callHook("onError", this.hooks.onError, { error: raw, queryKey: record.endpointKey, requestId: record.requestId, durationMs })
     callHook("onRequestEnd", this.hooks.onRequestEnd, {
       requestId: record.requestId,
-      queryKey: record.endpoint.key,
+      queryKey: record.endpointKey,
       durationMs,
       status,
       result: undefined
     })
     const meter = this.logger.meter
-    if (meter !== undefined) meter.finished(record.endpoint.key, record.method, status, durationMs, undefined)
+    if (meter !== undefined) meter.finished(record, status, durationMs, undefined, asError(raw))
     else if (this.logger.listenerCount > 0) {
       this.logger.emit(this.finalEvent(record, "error", durationMs, input, status, undefined, asError(raw), undefined))
     }
@@ -165,7 +165,7 @@ export class Lifecycle {
     // Built in three steps so that `result` keeps its place among the keys; the steps' shapes are shared by all events.
     const event: { -readonly [K in keyof ServeQueryEvent]: ServeQueryEvent[K] } = {
       requestId: record.requestId,
-      endpointKey: record.endpoint.key,
+      endpointKey: record.endpointKey,
       path: record.path,
       method: record.method,
       status,

@@ -187,7 +187,7 @@ export const makePipeline = (
     if (lifecycle.observed()) {
       record = {
         requestId,
-        endpoint: compiled.plan.info,
+        endpointKey: compiled.plan.info.key,
         method: request.method,
         path: request.path,
         request,

@@ -1,6 +1,6 @@
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
-import type { ServeQueryEvent } from "../domain/event.js"
+import type { LoggedRequest, ServeQueryEvent } from "../domain/event.js"
 
 export type QueryEventListener = (event: ServeQueryEvent) => void
 
@@ -18,26 +18,40 @@ export const resultBlind = <L extends QueryEventListener>(listener: L): L => {
 }
 
 /**
- * What a listener does with the pipeline's own events, as calls with their few facts: how metrics
- * count requests without events being built for them.
+ * What a listener does with the pipeline's own events, as calls with their facts: how metrics count
+ * requests and the built-in log formats write their lines without events being built for them.
+ * `error` is set for a failed request.
  */
 export interface RequestMeter {
   started(): void
-  finished(endpointKey: string, method: string, status: number, durationMs: number, cacheHit: boolean | undefined): void
+  finished(request: LoggedRequest, status: number, durationMs: number, cacheHit: boolean | undefined, error: Error | undefined): void
 }
 
 const METERS = new WeakMap<QueryEventListener, RequestMeter>()
 
 /**
- * Marks one of queryserve's own listeners (metrics) as doing for a pipeline event exactly what
- * `meter` does. While it is the only listener, the pipeline calls `meter` and builds no event: a
- * started and a completed event per request cost about 1 µs. Events emitted by hand still reach
- * the listener itself.
+ * Marks one of queryserve's own listeners (metrics, the built-in logs) as doing for a pipeline event
+ * exactly what `meter` does. While every listener is such a one, the pipeline calls their meters and
+ * builds no event: a started and a completed event per request cost about 1 µs. Events emitted by
+ * hand still reach the listeners themselves.
  */
 export const metered = <L extends QueryEventListener>(listener: L, meter: RequestMeter): L => {
   METERS.set(listener, meter)
   return listener
 }
+
+/** One meter calling several, for metrics and a log line together. */
+const meterOfAll = (meters: ReadonlyArray<RequestMeter>): RequestMeter =>
+  meters.length === 1
+    ? meters[0]!
+    : {
+      started: () => {
+        for (const meter of meters) meter.started()
+      },
+      finished: (request, status, durationMs, cacheHit, error) => {
+        for (const meter of meters) meter.finished(request, status, durationMs, cacheHit, error)
+      }
+    }
 
 /** Fan-out of query lifecycle events; `builder.queryLogger` is this service. */
 export interface ServeQueryLogger {
@@ -46,7 +60,7 @@ export interface ServeQueryLogger {
   readonly listenerCount: number
   /** Subscribed listeners that may read an event's `result` (not marked `resultBlind`); absent means all of them. */
   readonly resultReaderCount?: number
-  /** Set while the only listener is `metered`: the pipeline then calls this instead of emitting its events. */
+  /** Set while every listener is `metered`: the pipeline then calls this instead of emitting its events. */
   readonly meter?: RequestMeter | undefined
   removeAll(): void
   emit(event: ServeQueryEvent): void
@@ -74,7 +88,8 @@ class ListenerSet implements ServeQueryLogger {
   private update(listeners: ReadonlyArray<QueryEventListener>): void {
     this.listeners = listeners
     this.resultReaderCount = listeners.filter((listener) => !RESULT_BLIND.has(listener)).length
-    this.meter = listeners.length === 1 ? METERS.get(listeners[0]!) : undefined
+    const meters = listeners.flatMap((listener) => METERS.get(listener) ?? [])
+    this.meter = meters.length > 0 && meters.length === listeners.length ? meterOfAll(meters) : undefined
   }
 
   emit(event: ServeQueryEvent): void {

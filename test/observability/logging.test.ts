@@ -86,6 +86,29 @@ describe("query logs with a fixed clock", () => {
     expect(logged()).toEqual(["✓ GET /api/analytics/slow → 200 (1234ms)"])
   })
 
+  // Alone, the built-in lines are written from the pipeline's facts without events; a listener of
+  // yours makes the pipeline build events again, which the same lines are then formatted from.
+  it.each([true, "json"] as const)("writes the same lines with or without events being built (queryLogging: %s, slow-query warnings)", async (queryLogging) => {
+    const run = async (withListener: boolean) => {
+      log.mockClear()
+      warn.mockClear()
+      vi.setSystemTime(START)
+      const seen: Array<string> = []
+      const api = defineServe({ queries, queryLogging, slowQueryThreshold: 1_000, metrics: true })
+      if (withListener) api.queryLogger.on((event) => void seen.push(event.status))
+      expect(api.queryLogger.meter === undefined).toBe(withListener)
+      for (const key of ["revenue", "broken", "denied", "slow"]) await get(api, key)
+      await api.dispose()
+      return { lines: logged(), warnings: warn.mock.calls.map((call) => call[0]), seen }
+    }
+    const direct = await run(false)
+    const fromEvents = await run(true)
+    expect(fromEvents.seen).toHaveLength(8)
+    expect(direct.lines).toHaveLength(4)
+    expect(direct.warnings).toEqual(["[slow-query] GET /api/analytics/slow (slow) took 1234ms (threshold: 1000ms)"])
+    expect(direct).toEqual({ ...fromEvents, seen: [] })
+  })
+
   it("registers no listener when neither option is set", () => {
     expect(defineServe({ queries }).queryLogger.listenerCount).toBe(0)
     expect(defineServe({ queries, slowQueryThreshold: 10 }).queryLogger.listenerCount).toBe(1)
