@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { ResultCacheOptions, ServeContext } from "../domain/config.js"
 import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
+import { tenantIdOf } from "../domain/tenant.js"
 import { RequestContext } from "../pipeline/context.js"
 import type { ContextHandler } from "../pipeline/middleware.js"
 import { serializeJson } from "../pipeline/output.js"
@@ -34,7 +35,7 @@ export interface ResultCacheControl<K extends string = string> {
    * Drops the entries of one endpoint (`key`), of one tenant, of both, or (no filter) all, and
    * resolves how many were dropped. Rejects when the store fails. Resolves 0 when the cache is off.
    */
-  invalidate(filter?: { readonly key?: K; readonly tenantId?: string }): Promise<number>
+  invalidate(filter?: { readonly key?: K; readonly tenantId?: string | number }): Promise<number>
   /** Counts of this process and of the store; zeros when the cache is off. Rejects when the store fails. */
   stats(): Promise<ResultCacheStats>
 }
@@ -67,11 +68,27 @@ export const resultCacheStore = (settings: ResultCacheOptions | undefined): Effe
 /** A result for an in-process caller (`execute`, another transport): a stored one as a fresh value of its own. */
 export const inProcessValue = (value: unknown): unknown => (value instanceof StoredResult ? value.parse() : value)
 
-export const resultCacheOff: ResultCacheControl = {
-  enabled: false,
-  invalidate: () => Promise.resolve(0),
-  stats: () => Promise.resolve(ZERO_STATS)
+/**
+ * `invalidate`'s filter as the stores read it: a tenant id as its text (the tenant a number stands
+ * for, as for requests). A filter that could never match, which only plain JavaScript can write (an
+ * unknown key, a tenant id that is no tenant, another value), throws a TypeError: dropping nothing
+ * and resolving 0 would leave stale entries behind unnoticed.
+ */
+export const invalidateFilterOf = (filter: unknown, isEndpoint: (key: string) => boolean): ResultCacheFilter => {
+  if (filter === undefined) return {}
+  if (typeof filter !== "object" || filter === null || Array.isArray(filter)) {
+    throw new TypeError("api.cache.invalidate() takes { key?, tenantId? } or nothing")
+  }
+  const { key, tenantId } = filter as { readonly key?: unknown; readonly tenantId?: unknown }
+  if (key !== undefined && (typeof key !== "string" || !isEndpoint(key))) {
+    throw new TypeError(`api.cache.invalidate(): ${JSON.stringify(key) ?? String(key)} is not an endpoint key of this API`)
+  }
+  if (tenantId === undefined) return key === undefined ? {} : { key }
+  const tenant = tenantIdOf(tenantId)
+  if (tenant === null) throw new TypeError("api.cache.invalidate(): tenantId must be a non-empty string or a finite number")
+  return key === undefined ? { tenantId: tenant } : { key, tenantId: tenant }
 }
+
 
 /**
  * The result cache of one API in one process: the store, the runs in flight (single flight: one
@@ -113,22 +130,34 @@ export class ResultCache {
     if (isPromiseLike(stored)) stored.then(() => this.storeAnswered(), (error: unknown) => this.storeFailed(error))
   }
 
-  control(): ResultCacheControl {
-    return {
-      enabled: true,
-      invalidate: (filter = {}) => {
-        this.generation++
-        // Requests from now on start runs of their own rather than wait for a result that may be stale.
-        this.flights.clear()
-        return Promise.resolve().then(() => this.store.invalidate(filter as ResultCacheFilter))
-      },
-      stats: () =>
-        Promise.resolve()
-          .then(() => this.store.stats())
-          .then(({ entries, bytes }) => ({ hits: this.hits, misses: this.misses, entries, bytes }))
-    }
+  invalidate(filter: ResultCacheFilter): Promise<number> {
+    this.generation++
+    // Requests from now on start runs of their own rather than wait for a result that may be stale.
+    this.flights.clear()
+    return Promise.resolve().then(() => this.store.invalidate(filter))
+  }
+
+  stats(): Promise<ResultCacheStats> {
+    return Promise.resolve()
+      .then(() => this.store.stats())
+      .then(({ entries, bytes }) => ({ hits: this.hits, misses: this.misses, entries, bytes }))
   }
 }
+
+/** `api.cache` over the API's result cache, or over none (`resultCache` off): a filter is checked either way. */
+export const resultCacheControl = (cache: ResultCache | undefined, isEndpoint: (key: string) => boolean): ResultCacheControl => ({
+  enabled: cache !== undefined,
+  invalidate: (filter) => {
+    let checked: ResultCacheFilter
+    try {
+      checked = invalidateFilterOf(filter, isEndpoint)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return cache === undefined ? Promise.resolve(0) : cache.invalidate(checked)
+  },
+  stats: () => (cache === undefined ? Promise.resolve(ZERO_STATS) : cache.stats())
+})
 
 /**
  * The cache stage of one endpoint: it wraps the handler at the end of the middleware chain, so

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Runtime from "effect/Runtime"
-import { type EndpointCache, inProcessValue, ResultCache, type ResultCacheControl, resultCacheOff, resultCacheStore } from "../cache/resultCache.js"
+import { type EndpointCache, inProcessValue, ResultCache, type ResultCacheControl, resultCacheControl, resultCacheStore } from "../cache/resultCache.js"
 import type { AuthStrategy, EndpointInfo, ServeAuthContext, ServeContext } from "../domain/config.js"
 import type { ServeDefinition } from "../domain/definition.js"
 import { toErrorResponse } from "../domain/envelope.js"
@@ -283,7 +283,7 @@ export const makePipeline = (
       return andThen(execute(compiled, options.request, options.requestId, options, undefined, options.transport), (settled) =>
         settled.ok ? { ok: true, value: inProcessValue(settled.value) } : settled)
     },
-    cache: resultCache === undefined ? resultCacheOff : resultCache.control()
+    cache: resultCacheControl(resultCache, (key) => byKey.has(key))
   }
 }
 

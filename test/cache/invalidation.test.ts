@@ -40,6 +40,38 @@ describe("result cache: invalidation and stats", () => {
     expect(await api.cache.invalidate({})).toBe(6)
   })
 
+  it("drops a numeric tenant's entries by the number, as requests scope them", async () => {
+    const api = defineServe({
+      resultCache: true,
+      auth: ({ request }) => ({ orgId: Number(request.headers?.["x-tenant"]) }),
+      tenant: { extract: (auth) => auth?.orgId },
+      queries: { first: { cacheTtlMs: 60_000, query: () => ({ at: Date.now() }) } }
+    })
+    for (const tenantId of ["42", "7"]) await api.handler(get("first", {}, { "x-tenant": tenantId }))
+    expect(await api.cache.invalidate({ tenantId: 42 })).toBe(1)
+    expect(await api.cache.invalidate({ tenantId: "7" })).toBe(1)
+  })
+
+  // Only plain JavaScript can write these; resolving 0 would leave the entries behind unnoticed.
+  it.each([
+    ["an unknown key", { key: "frist" }, /"frist" is not an endpoint key/],
+    ["a key that is no string", { key: 1 }, /1 is not an endpoint key/],
+    ["an empty tenant id", { tenantId: "" }, /tenantId must be a non-empty string or a finite number/],
+    ["a tenant id object", { tenantId: { id: "acme" } }, /tenantId must be/],
+    ["a non-finite tenant id", { tenantId: Number.NaN }, /tenantId must be/],
+    ["a key instead of a filter", "first", /takes \{ key\?, tenantId\? \} or nothing/],
+    ["null", null, /takes/]
+  ])("rejects %s with a TypeError, whether the cache is on or off", async (_name, filter, message) => {
+    const { api, fill } = makeApi()
+    await fill()
+    const invalidate = api.cache.invalidate as (filter: unknown) => Promise<number>
+    await expect(invalidate(filter)).rejects.toThrow(TypeError)
+    await expect(invalidate(filter)).rejects.toThrow(message)
+    expect((await api.cache.stats()).entries).toBe(6)
+    const off = defineServe({ queries: { first: () => 1 } }).cache.invalidate as (filter: unknown) => Promise<number>
+    await expect(off(filter)).rejects.toThrow(message)
+  })
+
   it("answers MISS after an invalidation, and a run in flight during one does not store its stale result", async () => {
     let release: () => void = () => {}
     let runs = 0

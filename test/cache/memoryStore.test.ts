@@ -124,15 +124,15 @@ describe("choosing the store", () => {
 })
 
 describe("api.cache types", () => {
-  it("types invalidate's key as one of the API's endpoints and resolves counts", () => {
+  it("types invalidate's key as one of the API's endpoints and resolves counts", async () => {
     const api = defineServe({ resultCache: true, queries: { revenue: () => 1, orders: () => 2 } })
     expectTypeOf(api.cache).toEqualTypeOf<ResultCacheControl<"revenue" | "orders">>()
-    expectTypeOf(api.cache.invalidate).parameter(0).toEqualTypeOf<{ readonly key?: "revenue" | "orders"; readonly tenantId?: string } | undefined>()
+    expectTypeOf(api.cache.invalidate).parameter(0).toEqualTypeOf<{ readonly key?: "revenue" | "orders"; readonly tenantId?: string | number } | undefined>()
     expectTypeOf(api.cache.invalidate).returns.toEqualTypeOf<Promise<number>>()
     expectTypeOf(api.cache.stats).returns.toEqualTypeOf<Promise<ResultCacheStats>>()
     expectTypeOf<ResultCacheStats>().toEqualTypeOf<{ readonly hits: number; readonly misses: number; readonly entries: number; readonly bytes: number }>()
     // @ts-expect-error: not an endpoint of this API
-    void api.cache.invalidate({ key: "nope" })
+    await expect(api.cache.invalidate({ key: "nope" })).rejects.toThrow(TypeError)
     // The member exists with the cache off too.
     expectTypeOf(defineServe({ queries: { a: () => 1 } }).cache.enabled).toEqualTypeOf<boolean>()
   })
