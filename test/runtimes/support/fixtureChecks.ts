@@ -59,6 +59,25 @@ export const FIXTURE_CHECKS: ReadonlyArray<readonly [name: string, check: (base:
       expect(response.headers.get("etag")).toBe(expectedEtag(response, body))
     }
   }],
+  // The runtime derives the framing of a body-less answer itself; the headers must still be the GET's.
+  ["answers HEAD with the GET's headers and no body, compressed or not", async (base) => {
+    for (const encoding of ["identity", "gzip"]) {
+      const headers = withKey({ "accept-encoding": encoding })
+      const get = await fetch(`${base}/api/export`, { headers })
+      const getBody = await get.text()
+      const head = await fetch(`${base}/api/export`, { method: "HEAD", headers })
+      expect(head.status).toBe(200)
+      expect(await head.text()).toBe("")
+      for (const name of ["content-type", "content-encoding", "etag", "vary", "cache-control"]) {
+        expect([name, head.headers.get(name)]).toEqual([name, get.headers.get(name)])
+      }
+      expect(head.headers.get("etag")).toBe(expectedEtag(get, getBody))
+      expect(head.headers.get("x-request-id")).toMatch(UUID)
+    }
+    const refused = await fetch(`${base}/api/export`, { method: "HEAD" })
+    expect(refused.status).toBe(401)
+    expect(await refused.text()).toBe("")
+  }],
   ["serves the OpenAPI document", async (base) => {
     const response = await fetch(`${base}/api/openapi.json`)
     expect(response.status).toBe(200)
