@@ -7,12 +7,10 @@ import { serializeJson } from "../pipeline/output.js"
 import type { ExecutionOutcome, PipelineService } from "../services/Pipeline.js"
 import { INPUT_FIELD, type McpTool, RESULT_FIELD, type ToolCatalogue, type ToolDescriptor } from "./tools.js"
 
-/** The MCP HTTP request messages came in, and the caller the global strategies found in it. */
+/** The MCP HTTP request messages came in. */
 export interface McpScope {
   readonly request: ServeRequest
   readonly requestId: string
-  /** Null without global strategies. */
-  readonly caller: ServeAuthContext | null
 }
 
 /**
@@ -122,17 +120,14 @@ export const makeToolHandlers = (pipeline: PipelineService, catalogue: ToolCatal
       ? new AdapterToolRequest(scope.request, tool.plan.info.method, tool.plan.info.path)
       : new ToolRequest(scope.request, tool.plan.info.method, tool.plan.info.path)
 
-  const callerFor = (tool: McpTool, scope: McpScope, request: ServeRequest): MaybePromise<ServeAuthContext | null> => {
-    if (tool.caller === "none") return null
-    if (tool.caller === "route") return scope.caller
-    return pipeline.authenticate(tool.plan.strategies, request, tool.plan.info)
-  }
+  const callerFor = (tool: McpTool, request: ServeRequest): MaybePromise<ServeAuthContext | null> =>
+    tool.public ? null : pipeline.authenticate(tool.plan.strategies, request, tool.plan.info)
 
   const admitted = async (tool: McpTool, scope: McpScope): Promise<boolean> => {
     try {
-      return pipeline.admits(tool.key, await callerFor(tool, scope, requestFor(tool, scope)))
+      return pipeline.admits(tool.key, await callerFor(tool, requestFor(tool, scope)))
     } catch {
-      // Credentials an endpoint's own strategy refuses: the tool is not offered.
+      // Credentials the endpoint's strategies refuse: the tool is not offered.
       return false
     }
   }
@@ -150,8 +145,8 @@ export const makeToolHandlers = (pipeline: PipelineService, catalogue: ToolCatal
         requestId: scope.requestId,
         transport: "mcp",
         input: inputOf(tool, args),
-        // The global strategies already ran on this request: their caller is reused; an endpoint's own run in its stages.
-        auth: tool.caller === "none" ? null : tool.caller === "route" ? scope.caller : undefined
+        // The endpoint's strategies run in its stages, told its endpoint, as for a request to its route.
+        auth: tool.public ? null : undefined
       })
       return andThen(outcome, (settled) => toToolResult(tool, settled))
     }

@@ -1,4 +1,4 @@
-import type { EndpointInfo, ServeAuthContext } from "../domain/config.js"
+import type { EndpointInfo } from "../domain/config.js"
 import { joinPath, type ServeDefinition } from "../domain/definition.js"
 import { Forbidden, Unauthorized } from "../domain/errors.js"
 import { getHeader, type ServeRequest } from "../domain/http.js"
@@ -105,13 +105,13 @@ export const mcpRoutes = (definition: ServeDefinition, pipeline: () => PipelineS
   const load = (): Promise<McpServerPool> =>
     (loading ??= McpServerPool.load(
       serverInfo(definition),
-      makeToolHandlers(pipeline(), buildCatalogue(pipeline().routes(), definition.strategies)),
+      makeToolHandlers(pipeline(), buildCatalogue(pipeline().routes())),
       path
     ).then((loaded) => (pool = loaded)))
 
-  const answer = (request: ServeRequest, requestId: string, caller: ServeAuthContext | null): Promise<StaticAnswer> => {
+  const answer = (request: ServeRequest, requestId: string): Promise<StaticAnswer> => {
     const message = parseBody(request.body)
-    const scope: McpScope = { request, requestId, caller }
+    const scope: McpScope = { request, requestId }
     return pool !== undefined ? pool.answer(request, message, scope) : load().then((loaded) => loaded.answer(request, message, scope))
   }
 
@@ -122,10 +122,12 @@ export const mcpRoutes = (definition: ServeDefinition, pipeline: () => PipelineS
     respond: (request, requestId) => {
       checkOrigin(request)
       const strategies = definition.strategies
-      if (strategies.length === 0) return answer(request, requestId, null)
+      if (strategies.length === 0) return answer(request, requestId)
+      // Credentials the global strategies refuse for the MCP endpoint get a 401 before any message is
+      // read; each tool then authenticates for its own endpoint.
       return andThen(pipeline().authenticate(strategies, request, info), (caller) => {
         if (caller === null) throw missingCredentials()
-        return answer(request, requestId, caller)
+        return answer(request, requestId)
       })
     }
   }]

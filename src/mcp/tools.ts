@@ -1,4 +1,3 @@
-import type { AuthStrategy } from "../domain/config.js"
 import { dereference, type JsonSchema, typesOf } from "../domain/jsonSchema.js"
 import type { EndpointPlan, RoutePlan } from "../pipeline/plan.js"
 
@@ -15,19 +14,17 @@ export interface ToolDescriptor {
   readonly annotations?: { readonly readOnlyHint: boolean }
 }
 
-/**
- * Where a tool call's caller comes from: `none` for a public endpoint, `route` when the endpoint
- * authenticates exactly as the MCP request did (the global strategies), `own` when it has strategies
- * of its own, which then run on the MCP request's headers.
- */
-export type CallerSource = "none" | "route" | "own"
-
 /** One endpoint as an MCP tool, compiled once. */
 export interface McpTool {
   readonly key: string
   readonly plan: EndpointPlan
   readonly descriptor: ToolDescriptor
-  readonly caller: CallerSource
+  /**
+   * The endpoint is public: its tool calls have no caller. Otherwise its strategies (the global ones
+   * or its own) authenticate each call on the MCP request's headers, told the tool's endpoint, as
+   * they would a request to its route.
+   */
+  readonly public: boolean
   /** The input schema admits no object: the tool's arguments carry the input as `input`. */
   readonly wrapsInput: boolean
   /** Results are given as `structuredContent` (there is an output schema), wrapped as `{ result }` when not an object. */
@@ -79,9 +76,6 @@ const toolName = (key: string, taken: { has(name: string): boolean }): string =>
   return name
 }
 
-const sameStrategies = (a: ReadonlyArray<AuthStrategy>, b: ReadonlyArray<AuthStrategy>): boolean =>
-  a.length === b.length && a.every((strategy, i) => strategy === b[i])
-
 const describeTool = (plan: EndpointPlan, name: string) => {
   const { summary, description } = plan.info
   const text = [summary, description].filter((part) => part !== undefined && part.length > 0).join("\n\n")
@@ -92,7 +86,7 @@ const describeTool = (plan: EndpointPlan, name: string) => {
   }
 }
 
-const compileTool = (plan: EndpointPlan, name: string, globalStrategies: ReadonlyArray<AuthStrategy>): McpTool => {
+const compileTool = (plan: EndpointPlan, name: string): McpTool => {
   const input = objectRoot(plan.input.jsonSchema() ?? {}, INPUT_FIELD, admitsObjects)
   const outputJson = plan.output.jsonSchema()
   const output = outputJson === undefined ? undefined : objectRoot(outputJson, RESULT_FIELD, onlyObjects)
@@ -105,21 +99,21 @@ const compileTool = (plan: EndpointPlan, name: string, globalStrategies: Readonl
       ...(output === undefined ? {} : { outputSchema: output.schema }),
       ...(plan.info.method === "GET" ? { annotations: { readOnlyHint: true } } : {})
     },
-    caller: plan.strategies.length === 0 ? "none" : sameStrategies(plan.strategies, globalStrategies) ? "route" : "own",
+    public: plan.strategies.length === 0,
     wrapsInput: input.wrapped,
     structured: output === undefined ? "none" : output.wrapped ? "wrapped" : "as-is"
   }
 }
 
 /** One tool per endpoint (extra `route`s of an endpoint add none), in definition order; `mcp: false` ones left out. */
-export const buildCatalogue = (routes: ReadonlyArray<RoutePlan>, globalStrategies: ReadonlyArray<AuthStrategy>): ToolCatalogue => {
+export const buildCatalogue = (routes: ReadonlyArray<RoutePlan>): ToolCatalogue => {
   const byName = new Map<string, McpTool>()
   const seen = new Set<string>()
   for (const { endpoint } of routes) {
     if (seen.has(endpoint.info.key)) continue
     seen.add(endpoint.info.key)
     if (endpoint.config.mcp === false) continue
-    const tool = compileTool(endpoint, toolName(endpoint.info.key, byName), globalStrategies)
+    const tool = compileTool(endpoint, toolName(endpoint.info.key, byName))
     byName.set(tool.descriptor.name, tool)
   }
   return { tools: [...byName.values()], byName }

@@ -139,6 +139,42 @@ describe("the MCP endpoint over HTTP", () => {
     expect(served.json.result.content).toEqual([{ type: "text", text: '"team"' }])
   })
 
+  // A global strategy is told which endpoint it authenticates for: over MCP that is each tool's, as
+  // over the tool's HTTP route, not only the MCP endpoint's own.
+  it("runs the global strategies for each tool with that tool's endpoint: a key one endpoint refuses is refused through its tool", async () => {
+    const seen: Array<string> = []
+    const api = defineServe({
+      mcp: true,
+      auth: ({ request, endpoint }) => {
+        seen.push(endpoint.key)
+        const key = request.headers?.["x-api-key"]
+        if (key === "admin") return { userId: "admin", roles: [] }
+        return key === "viewer" && endpoint.key !== "payroll" ? { userId: "viewer", roles: [] } : null
+      },
+      queries: { revenue: () => "revenue", payroll: () => "payroll" }
+    })
+    const headers = (key: string) => ({ "x-api-key": key })
+    const http = await api.handler({ method: "GET", path: "/api/analytics/payroll", headers: headers("viewer") })
+    expect(http.status).toBe(401)
+    const list = async (key: string) =>
+      (await mcpPost(api.handler, rpc("tools/list"), headers(key))).json.result.tools.map((tool: { name: string }) => tool.name)
+    expect(await list("viewer")).toEqual(["revenue"])
+    expect(await list("admin")).toEqual(["revenue", "payroll"])
+    seen.length = 0
+    const refused = await mcpPost(api.handler, rpc("tools/call", { name: "payroll" }), headers("viewer"))
+    expect(refused.json.result.isError).toBe(true)
+    // The same envelope as the route's own 401.
+    const { requestId: _http, ...overHttp } = JSON.parse(http.body!).error
+    const { requestId: _tool, ...overMcp } = JSON.parse(refused.json.result.content[0].text).error
+    expect(overMcp).toEqual(overHttp)
+    expect(overMcp.type).toBe("UNAUTHORIZED")
+    expect(seen).toEqual(["$mcp", "payroll"])
+    const served = await mcpPost(api.handler, rpc("tools/call", { name: "payroll" }), headers("admin"))
+    expect(served.json.result.content).toEqual([{ type: "text", text: '"payroll"' }])
+    expect((await mcpPost(api.handler, rpc("tools/call", { name: "revenue" }), headers("viewer"))).json.result.content)
+      .toEqual([{ type: "text", text: '"revenue"' }])
+  })
+
   it("names tools by key (other characters become _), wraps an input that admits no object as `input`, and adds no tool for extra routes", async () => {
     const api = defineServe({
       mcp: { path: "/agents" },
