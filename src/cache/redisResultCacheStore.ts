@@ -64,13 +64,25 @@ export const makeRedisResultCacheStore = (
   const send = (args: Array<string>): Promise<unknown> =>
     withDeadline(client.sendCommand(args), timeoutMs, `Redis did not answer ${args[0]} within ${timeoutMs} ms`)
 
-  /** Calls `visit` with each batch of keys the pattern matches (SCAN visits every key present throughout). */
+  /**
+   * Whether a key the pattern matched is one of this store's: `<endpoint>:<scope>:<input>` after the
+   * prefix, two separators exactly. A pattern's `*` also matches the keys of a longer prefix that
+   * begins with this one (`app:v2:` under `app:`), which have more.
+   */
+  const ownKey = (key: string): boolean => {
+    const first = key.indexOf(":", prefix.length)
+    const second = first < 0 ? -1 : key.indexOf(":", first + 1)
+    return second >= 0 && key.indexOf(":", second + 1) < 0
+  }
+
+  /** Calls `visit` with each batch of this store's keys the pattern matches (SCAN visits every key present throughout). */
   const scan = async (pattern: string, visit: (keys: ReadonlyArray<string>) => Promise<void>): Promise<void> => {
     let cursor = "0"
     do {
       const reply = scanReply(await send(["SCAN", cursor, "MATCH", pattern, "COUNT", SCAN_COUNT]))
       cursor = reply.cursor
-      if (reply.keys.length > 0) await visit(reply.keys)
+      const keys = reply.keys.filter(ownKey)
+      if (keys.length > 0) await visit(keys)
     } while (cursor !== "0")
   }
 

@@ -105,6 +105,13 @@ describe.skipIf(skipReason !== undefined)("Redis result cache store against a re
       }
     }
     await client.set("elsewhere:a%3Ab:t.acme:x", "other application")
+    // Another API whose prefix begins with this one's: its keys match this store's patterns too.
+    const nested = defineServe({
+      resultCache: { store: redisResultCacheStore({ client }, { prefix: "t[1]*:v2:" }) },
+      queries: { plain: { cacheTtlMs: 60_000, query: () => ({ nested: true }) } }
+    })
+    expect((await nested.handler({ method: "GET", path: "/api/analytics/plain" })).headers["x-cache"]).toBe("MISS")
+    await client.set("t[1]*:plain:p:x:y", "a key of another layout")
     expect(await api.cache.stats()).toMatchObject({ entries: 10 })
     expect(await api.cache.invalidate({ tenantId: "*" })).toBe(2)
     expect(await api.cache.invalidate({ key: "a:b", tenantId: "acme" })).toBe(1)
@@ -115,6 +122,9 @@ describe.skipIf(skipReason !== undefined)("Redis result cache store against a re
     expect(stats.bytes).toBeGreaterThan(3 * '{"tenant":"acme"}'.length)
     expect(await api.cache.invalidate()).toBe(3)
     expect(await client.get("elsewhere:a%3Ab:t.acme:x")).toBe("other application")
+    expect(await client.get("t[1]*:plain:p:x:y")).toBe("a key of another layout")
+    expect(await nested.cache.stats()).toMatchObject({ entries: 1 })
+    expect((await nested.handler({ method: "GET", path: "/api/analytics/plain" })).headers["x-cache"]).toBe("HIT")
   })
 })
 
