@@ -1,4 +1,4 @@
-import type { AuthFailureLimitOptions } from "../domain/config.js"
+import type { AuthFailureLimitOptions, ServeAuthContext } from "../domain/config.js"
 import { RateLimited, type ServeError, toServeError } from "../domain/errors.js"
 import { clientAddress, type ServeRequest, trustedHopCount } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
@@ -111,15 +111,24 @@ export const limitAuthFailures = (
 ): AuthenticatorService => {
   if (options === undefined) return authenticator
   const guard = new AuthFailureGuard(options)
-  // One failure per HTTP request: an MCP request authenticates again for each tool with strategies of
-  // its own (to list it, or to call it), all with the same credentials, which are one guess.
-  const countedRequests = new WeakSet<object>()
+  // At most one failure per HTTP request, and none once its credentials were accepted: an MCP request
+  // authenticates for itself, then for each tool it lists or calls (each endpoint's strategies, told
+  // that endpoint), all with the same credentials. A tool refused to credentials its MCP request was
+  // accepted with is no guess; several refusals of unknown credentials are one.
+  const settledRequests = new WeakSet<object>()
+  const settledKey = (request: ServeRequest): object => {
+    const raw = request.raw
+    return typeof raw === "object" && raw !== null ? raw : request
+  }
+  const accepted = (request: ServeRequest, caller: ServeAuthContext | null): ServeAuthContext | null => {
+    if (caller !== null) settledRequests.add(settledKey(request))
+    return caller
+  }
   const counted = (request: ServeRequest, thrown: unknown): never => {
     if (isAuthFailure(toServeError(thrown))) {
-      const raw = request.raw
-      const key = typeof raw === "object" && raw !== null ? raw : request
-      if (!countedRequests.has(key)) {
-        countedRequests.add(key)
+      const key = settledKey(request)
+      if (!settledRequests.has(key)) {
+        settledRequests.add(key)
         guard.failed(request)
       }
     }
@@ -135,7 +144,9 @@ export const limitAuthFailures = (
       } catch (thrown) {
         return counted(request, thrown)
       }
-      return isPromiseLike(caller) ? Promise.resolve(caller).catch((thrown: unknown) => counted(request, thrown)) : caller
+      return isPromiseLike(caller)
+        ? Promise.resolve(caller).then((found) => accepted(request, found), (thrown: unknown) => counted(request, thrown))
+        : accepted(request, caller)
     }
   }
 }

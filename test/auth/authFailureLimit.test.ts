@@ -155,6 +155,42 @@ describe("authFailureLimit and MCP", () => {
       await api.dispose()
     }
   })
+
+  // Listing tools tells a strategy each tool's endpoint; one that grants the key only some of them
+  // refuses the others. Credentials accepted in the same request are no guess.
+  it("counts nothing for tools refused to credentials the same MCP request was accepted with", async () => {
+    const api = defineServe({
+      mcp: true,
+      authFailureLimit: { max: 2, windowMs: 60_000 },
+      auth: ({ request, endpoint }) => {
+        const key = request.headers?.["x-api-key"]
+        if (key === undefined) return null
+        // A key it knows but not for this endpoint: refused as invalid, which counts over HTTP.
+        if (key !== "viewer" || endpoint.key === "payroll") throw new Error("not a key for this endpoint")
+        return { userId: "viewer" }
+      },
+      queries: { revenue: () => "revenue", payroll: () => "payroll" }
+    })
+    const server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false })
+    try {
+      const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "x-api-key": "viewer" }
+      const rpc = (id: number, method: string, params?: unknown) =>
+        fetch(`${server.url}/api/analytics/mcp`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id, method, params }) })
+      for (let id = 1; id <= 4; id++) {
+        const listed = (await (await rpc(id, "tools/list")).json()).result.tools
+        expect(listed.map((tool: { name: string }) => tool.name)).toEqual(["revenue"])
+      }
+      const refused = (await (await rpc(5, "tools/call", { name: "payroll" })).json()).result
+      expect(refused.isError).toBe(true)
+      expect((await fetch(`${server.url}/api/analytics/revenue`, { headers: { "x-api-key": "viewer" } })).status).toBe(200)
+      // Asking the route itself is a refused request, and counts as over HTTP.
+      for (let i = 0; i < 2; i++) expect((await fetch(`${server.url}/api/analytics/payroll`, { headers: { "x-api-key": "viewer" } })).status).toBe(401)
+      expect((await fetch(`${server.url}/api/analytics/revenue`, { headers: { "x-api-key": "viewer" } })).status).toBe(429)
+    } finally {
+      await server.stop()
+      await api.dispose()
+    }
+  })
 })
 
 const skip = redisUnavailable()
