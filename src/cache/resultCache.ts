@@ -89,7 +89,6 @@ export const invalidateFilterOf = (filter: unknown, isEndpoint: (key: string) =>
   return key === undefined ? { tenantId: tenant } : { key, tenantId: tenant }
 }
 
-
 /**
  * The result cache of one API in one process: the store, the runs in flight (single flight: one
  * run per key at a time), the hit and miss counts, and the store's health. A store that fails is
