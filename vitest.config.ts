@@ -12,6 +12,9 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     exclude: ["test/reliability/**"],
+    // Vitest runs one file at a time on two cores (cores - 1); many files mostly wait (servers,
+    // browsers, deadlines), so two at a time finish the suite in much less wall time.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000
   }

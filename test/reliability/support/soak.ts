@@ -89,7 +89,9 @@ export const soakSuite = ({ seconds, warmUpSeconds, assertRss }: SoakSize): void
           `after ${warmUpSeconds} s warm-up RSS ${mib(first.rss)} → ${mib(last.rss)} (Δ ${mib(rssGrowth)}), ` +
           `heap after GC ${mib(first.heapUsed)} → ${mib(last.heapUsed)} (Δ ${mib(heapGrowth)}), ${target.crashes} crashes`
       )
-      expect(result.requests.total).toBeGreaterThan(seconds * 100)
+      // Only that the soak was one: 100 connections of demo queries over DuckDB keep the server busy at
+      // 200-odd answers a second alone, about half that beside another test file (speed is the bench's).
+      expect(result.requests.total).toBeGreaterThan(seconds * 40)
       expect([result.errors, result.timeouts, result.non2xx, target.crashes]).toEqual([0, 0, 0, 0])
       expect(after.length).toBeGreaterThanOrEqual(2)
       expect(heapGrowth).toBeLessThan(MAX_HEAP_GROWTH)
