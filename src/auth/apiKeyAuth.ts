@@ -64,8 +64,9 @@ export const apiKeyAuth = <TAuth extends ServeAuthContext>(
   const header = options.header ?? DEFAULT_HEADER
   const resolve = "keys" in options ? constantTimeTable(options.keys) : options.validate
   // Made once per strategy, not per request.
+  // Only an object is a caller: a `validate` written as `key === secret && { ... }` answers `false`.
   const knownCaller = (caller: TAuth | null | undefined): TAuth => {
-    if (caller === null || caller === undefined) throw invalidKey(header)
+    if (typeof caller !== "object" || caller === null) throw invalidKey(header)
     return caller
   }
   const strategy: AuthStrategy<TAuth> = ({ request }) => {

@@ -4,6 +4,7 @@ import { ServiceUnavailable, Unauthorized } from "../domain/errors.js"
 import { getHeader } from "../domain/http.js"
 import { tenantIdOf } from "../domain/tenant.js"
 import type { DocumentedAuthStrategy } from "../openapi/securityScheme.js"
+import { nameList } from "../domain/nameList.js"
 
 /** Where a caller fact is read from: a claim name (taken verbatim, dots included) or a function of the payload. */
 export type ClaimReader = string | ((payload: JWTPayload) => unknown)
@@ -59,13 +60,6 @@ const BEARER = /^Bearer[ \t]+(\S+)\s*$/i
 const read = (payload: JWTPayload, reader: ClaimReader): unknown =>
   typeof reader === "function" ? reader(payload) : payload[reader]
 
-/** A claim that lists names: an array of strings or one space-separated string (OAuth's `scope`). */
-const nameList = (value: unknown): ReadonlyArray<string> => {
-  if (typeof value === "string") return value.split(/\s+/).filter((name) => name.length > 0)
-  if (Array.isArray(value)) return value.filter((name): name is string => typeof name === "string")
-  return []
-}
-
 const defaultScopes = (payload: JWTPayload): unknown => payload.scope ?? payload.scp
 
 type Jose = typeof import("jose")
@@ -74,6 +68,8 @@ type Jose = typeof import("jose")
 const checkKeyOptions = (options: JwtAuthOptions): void => {
   const given = [options.secret, options.publicKey, options.jwksUrl].filter((key) => key !== undefined)
   if (given.length !== 1) throw new TypeError("jwtAuth: give exactly one of secret, publicKey or jwksUrl")
+  // An unset environment variable (`JWT_SECRET=""`) would refuse every token, each one counted as a guess.
+  if (options.secret !== undefined && options.secret.length === 0) throw new TypeError("jwtAuth: secret is empty")
   if (typeof options.publicKey === "string" && options.algorithms?.[0] === undefined) {
     throw new TypeError("jwtAuth: a PEM publicKey needs `algorithms` to name its algorithm")
   }
@@ -118,16 +114,31 @@ const checkSpan = (name: string, value: number | string | undefined): void => {
   if (!valid) throw new TypeError(`jwtAuth: ${name} must be seconds (a number ≥ 0) or a span such as "30s", "15m", "2h", not ${JSON.stringify(value)}`)
 }
 
+/**
+ * A failure of the key set itself, not of the token: unreachable (a network error, a timeout), an
+ * error status or a body that is no JSON (jose's plain `JOSEError`), or no valid key set. A token
+ * whose key is not in a good set (`JWKSNoMatchingKey`) is the token's failure.
+ */
+const keySetFailed = (errors: Jose["errors"], error: unknown): boolean =>
+  !(error instanceof errors.JOSEError) ||
+  error instanceof errors.JWKSTimeout ||
+  error instanceof errors.JWKSInvalid ||
+  error.constructor === errors.JOSEError
+
+/** RFC 6750's error_description is a quoted string without `"` or `\`: they become `'` and `/` there. */
+const headerText = (text: string): string => text.replace(/"/g, "'").replace(/\\/g, "/")
+
 const rejection = ({ errors }: Jose, error: unknown, usesJwks: boolean): Unauthorized | ServiceUnavailable => {
-  // A key set that cannot be fetched is an outage of the identity provider, not a bad token.
-  if (usesJwks && (!(error instanceof errors.JOSEError) || error instanceof errors.JWKSTimeout)) {
+  // A key set that cannot be fetched is an outage of the identity provider, not a bad token: 503,
+  // which authFailureLimit does not count, so callers with good tokens are not locked out meanwhile.
+  if (usesJwks && keySetFailed(errors, error)) {
     return new ServiceUnavailable({ message: "The token signing keys could not be fetched" })
   }
   const description = describeFailure(errors, error)
   return new Unauthorized({
     message: description,
     reason: "invalid_credentials",
-    headers: { "www-authenticate": `Bearer error="invalid_token", error_description="${description}"` }
+    headers: { "www-authenticate": `Bearer error="invalid_token", error_description="${headerText(description)}"` }
   })
 }
 

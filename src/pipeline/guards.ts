@@ -1,5 +1,6 @@
 import type { ServeAuthContext } from "../domain/config.js"
 import { Forbidden, Unauthorized } from "../domain/errors.js"
+import { nameList } from "../domain/nameList.js"
 
 /** requireAuth: a caller must have been resolved. */
 export const assertAuthenticated = (auth: ServeAuthContext | null): ServeAuthContext => {
@@ -7,9 +8,16 @@ export const assertAuthenticated = (auth: ServeAuthContext | null): ServeAuthCon
   return auth
 }
 
+/**
+ * The names in a caller's `roles` or `scopes`, whatever a strategy put there (see `nameList`). An
+ * array is used as it is, with no copy per request: `includes` never matches a non-string entry.
+ */
+const grantedNames = (granted: unknown): ReadonlyArray<unknown> => (Array.isArray(granted) ? granted : nameList(granted))
+
 /** The caller needs at least one of `roles`. */
 export const assertAnyRole = (auth: ServeAuthContext | null, roles: ReadonlyArray<string>): void => {
-  const granted = assertAuthenticated(auth).roles ?? []
+  // A string's own `includes` would match substrings: `"nonadmin"` would grant `admin`.
+  const granted = grantedNames(assertAuthenticated(auth).roles)
   if (!roles.some((role) => granted.includes(role))) {
     throw new Forbidden({ message: `Requires one of the roles: ${roles.join(", ")}`, reason: "missing_role", required: roles })
   }
@@ -17,7 +25,7 @@ export const assertAnyRole = (auth: ServeAuthContext | null, roles: ReadonlyArra
 
 /** The caller needs every one of `scopes`. */
 export const assertAllScopes = (auth: ServeAuthContext | null, scopes: ReadonlyArray<string>): void => {
-  const granted = assertAuthenticated(auth).scopes ?? []
+  const granted = grantedNames(assertAuthenticated(auth).scopes)
   if (!scopes.every((scope) => granted.includes(scope))) {
     throw new Forbidden({ message: `Requires the scopes: ${scopes.join(", ")}`, reason: "missing_scope", required: scopes })
   }

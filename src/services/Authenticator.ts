@@ -23,6 +23,14 @@ const invalidCredentials = (error: unknown): never => {
   throw new Unauthorized({ message: "Invalid credentials", reason: "invalid_credentials" })
 }
 
+/**
+ * A strategy's answer as a caller: only an object is one. JavaScript strategies written as
+ * `key === secret && { ... }` answer `false` for a wrong key; `false`, `0`, `""` (or `true`) must not
+ * pass for someone authenticated.
+ */
+const callerOf = (result: unknown): ServeAuthContext | null =>
+  typeof result === "object" && result !== null ? (result as ServeAuthContext) : null
+
 const runFrom = (
   strategies: ReadonlyArray<AuthStrategy>,
   index: number,
@@ -37,9 +45,10 @@ const runFrom = (
     }
     if (isPromiseLike(result)) {
       const next = i + 1
-      return Promise.resolve(result).then((caller) => caller ?? runFrom(strategies, next, args), invalidCredentials)
+      return Promise.resolve(result).then((answer) => callerOf(answer) ?? runFrom(strategies, next, args), invalidCredentials)
     }
-    if (result !== null && result !== undefined) return result as ServeAuthContext
+    const caller = callerOf(result)
+    if (caller !== null) return caller
   }
   return null
 }

@@ -61,6 +61,20 @@ describe("authentication strategies", () => {
     expect(JSON.parse((await api.handler(get("me", { "x-user": "ann" }))).body!)).toMatchObject({ name: "ann" })
   })
 
+  // `key === secret && { ... }` answers false for a wrong key: only an object is a caller.
+  it("takes no answer but an object for a caller: false, 0, \"\" or true from a strategy or apiKeyAuth's validate is no caller", async () => {
+    for (const value of [false, 0, "", true]) {
+      const strategies = [() => value as unknown as ServeAuthContext, async () => value as unknown as ServeAuthContext]
+      for (const strategy of strategies) {
+        const api = defineServe({ auth: strategy, queries: { secret: () => "rows" } })
+        expect([value, (await api.handler(get("secret"))).status]).toEqual([value, 401])
+      }
+      const keyed = defineServe({ auth: apiKeyAuth({ validate: () => value as unknown as ServeAuthContext }), queries: { secret: () => "rows" } })
+      const refused = await keyed.handler(get("secret", { "x-api-key": "wrong" }))
+      expect([value, refused.status, body(refused.body).error.details]).toEqual([value, 401, { reason: "invalid_credentials" }])
+    }
+  })
+
   it("a strategy that throws means invalid credentials: 401 invalid_credentials, and later strategies do not run", async () => {
     const later = headerUser()
     const broken: AuthStrategy = () => {
@@ -202,6 +216,23 @@ describe("guards", () => {
     const refused = await api().handler(get("both", { "x-user": "ann:viewer:" }))
     expect(body(refused.body).error.details).toMatchObject({ reason: "missing_role" })
     expect((await api().handler(get("both", { "x-user": "ann:admin:export" }))).status).toBe(200)
+  })
+
+  // Strategies in plain JavaScript may put anything in roles and scopes: a string is a list of
+  // names, never a text searched for one (`"nonadmin".includes("admin")`).
+  it("reads roles and scopes given as a string as space-separated names, and anything else as none", async () => {
+    const run = async (auth: Record<string, unknown>) => {
+      const { query, define } = initServe({ auth: () => auth as ServeAuthContext })
+      const api = define({ queries: { admin: query.requireRole("admin").query(() => "a"), write: query.requireScope("write").query(() => "w") } })
+      return [(await api.handler(get("admin"))).status, (await api.handler(get("write"))).status]
+    }
+    expect(await run({ roles: "nonadmin", scopes: "rewrite" })).toEqual([403, 403])
+    expect(await run({ roles: "viewer admin", scopes: "read write" })).toEqual([200, 200])
+    expect(await run({ roles: { admin: true }, scopes: 7 })).toEqual([403, 403])
+    expect(await run({ roles: ["admin", 1], scopes: [null, "write"] })).toEqual([200, 200])
+    const middleware = defineServe({ queries: { x: { query: () => "x", middlewares: [requireRoleMiddleware("admin")] } } })
+    const refused = await middleware.execute("x", { context: { auth: { roles: "nonadmin" } as unknown as ServeAuthContext } }).catch((error: unknown) => error)
+    expect(refused).toMatchObject({ status: 403 })
   })
 
   it("the middleware helpers make the same checks with the same errors", async () => {

@@ -69,7 +69,9 @@ describe("jwtAuth", () => {
       const { status, headers, body } = await answer(api, bearer(await token()))
       expect(status).toBe(401)
       expect(body.error).toEqual({ type: "UNAUTHORIZED", message, details: { reason: "invalid_credentials" } })
-      expect(headers["www-authenticate"]).toBe(`Bearer error="invalid_token", error_description="${message}"`)
+      // RFC 6750: error_description holds no `"` or `\\`; the body keeps the message as it is.
+      expect(headers["www-authenticate"]).toBe(`Bearer error="invalid_token", error_description="${message.replaceAll('"', "'")}"`)
+      expect(headers["www-authenticate"]).toMatch(/^Bearer error="invalid_token", error_description="[\x20\x21\x23-\x5B\x5D-\x7E]*"$/)
     })
 
     it("allows clock skew up to clockToleranceSeconds", async () => {
@@ -167,9 +169,11 @@ describe("jwtAuth", () => {
       expect(() => jwtAuth({ publicKey: "-----BEGIN PUBLIC KEY-----" })).toThrow(/algorithms/)
     })
 
-    it("needs exactly one key source", () => {
+    it("needs exactly one key source, and a secret that is not empty", () => {
       expect(() => jwtAuth({})).toThrow(/exactly one/)
       expect(() => jwtAuth({ secret: SECRET, jwksUrl: "http://127.0.0.1/jwks" })).toThrow(/exactly one/)
+      expect(() => jwtAuth({ secret: "" })).toThrow(/secret is empty/)
+      expect(() => jwtAuth({ secret: new Uint8Array(0) })).toThrow(/secret is empty/)
     })
   })
 
@@ -207,6 +211,30 @@ describe("jwtAuth", () => {
       const { status, body } = await answer(api, bearer(await sign({ sub: "x" }, keys[0]!.privateKey, "RS256", "k1")))
       expect(status).toBe(503)
       expect(body.error.type).toBe("SERVICE_UNAVAILABLE")
+    })
+
+    // An identity provider that is down answers something: an error status, a maintenance page, a
+    // broken key set. None of it says the token is bad; a 401 would also count as a guess.
+    it("answers 503 when the key set URL answers an error status, no JSON or no key set; 401 when the token's key is not in a good set", async () => {
+      const answers: Record<string, (res: import("node:http").ServerResponse) => void> = {
+        status: (res) => void res.writeHead(502).end("Bad Gateway"),
+        page: (res) => void res.writeHead(200, { "content-type": "text/html" }).end("<html>maintenance</html>"),
+        keySet: (res) => void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: "none" }))
+      }
+      const down = createServer((req, res) => answers[req.url!.slice(1)]!(res))
+      await new Promise<void>((resolve) => down.listen(0, "127.0.0.1", resolve))
+      try {
+        const base = `http://127.0.0.1:${(down.address() as AddressInfo).port}`
+        const token = bearer(await sign({ sub: "x" }, keys[0]!.privateKey, "RS256", "k1"))
+        for (const failure of Object.keys(answers)) {
+          const { status, body } = await answer(apiWith({ jwksUrl: `${base}/${failure}` }), token)
+          expect([failure, status, body.error.type]).toEqual([failure, 503, "SERVICE_UNAVAILABLE"])
+        }
+      } finally {
+        await new Promise<void>((resolve) => down.close(() => resolve()))
+      }
+      const unknownKey = await answer(apiWith({ jwksUrl: url }), bearer(await sign({ sub: "x" }, keys[0]!.privateKey, "RS256", "k9")))
+      expect(unknownKey.status).toBe(401)
     })
   })
 
