@@ -85,12 +85,21 @@ export const forwardedAddress = (header: HeaderValue, trustedHops: number): stri
 export const trustedHopCount = (trustProxy: boolean | number | undefined): number =>
   typeof trustProxy === "number" ? trustProxy : trustProxy === true ? 1 : 0
 
-/** The client address: the one `trustedHops` proxies forwarded (see `forwardedAddress`), else the request's own. */
+/**
+ * The client address: the one `trustedHops` proxies forwarded (see `forwardedAddress`), else the request's own.
+ * Every line of `X-Forwarded-For` is read, not the first alone: the first is the one a client wrote itself.
+ */
 export const clientAddress = (request: ServeRequest, trustedHops: number): string | undefined =>
-  (trustedHops > 0 ? forwardedAddress(getHeader(request, "x-forwarded-for"), trustedHops) : undefined) ?? request.remoteAddress
+  (trustedHops > 0 ? forwardedAddress(getHeaderValue(request, "x-forwarded-for"), trustedHops) : undefined) ?? request.remoteAddress
 
 /** Case-insensitive header read; an array value yields its first entry. */
 export const getHeader = (request: Pick<ServeRequest, "headers">, name: string): string | undefined => {
+  const value = getHeaderValue(request, name)
+  return value === undefined || typeof value === "string" ? value : value[0]
+}
+
+/** Case-insensitive header read that keeps every line of a header sent more than once (an array value). */
+export const getHeaderValue = (request: Pick<ServeRequest, "headers">, name: string): HeaderValue => {
   const headers = request.headers
   if (headers === undefined) return undefined
   const lower = name.toLowerCase()
@@ -105,8 +114,7 @@ export const getHeader = (request: Pick<ServeRequest, "headers">, name: string):
       }
     }
   }
-  if (value === undefined) return undefined
-  return typeof value === "string" ? value : value[0]
+  return value
 }
 
 /** The CORS headers an answer to a request from `origin` carries (undefined: the request named none). */

@@ -37,13 +37,27 @@ interface WindowState {
 }
 
 /**
+ * Throws, with what to change, on options that could not work: every comparison with NaN is false,
+ * so a max or windowMs read from an unset variable would otherwise let every request through.
+ */
+const checkRateLimit = (max: number, windowMs: number): void => {
+  if (!(Number.isInteger(max) && max >= 0)) {
+    throw new TypeError(`rateLimit: max must be a whole number of requests per window, at least 0 (e.g. 100), not ${max}.`)
+  }
+  if (!(windowMs > 0 && Number.isFinite(windowMs))) {
+    throw new TypeError(`rateLimit: windowMs must be a positive number of milliseconds (e.g. 60_000), not ${windowMs}.`)
+  }
+}
+
+/**
  * Fixed-window rate limiting. Every response of a limited endpoint carries `X-RateLimit-Limit`,
  * `-Remaining` and `-Reset` (seconds until the window ends); over the limit it answers 429
- * RATE_LIMITED with `Retry-After`.
+ * RATE_LIMITED with `Retry-After`. Throws a TypeError when `max` or `windowMs` could not work.
  */
 export const rateLimit = (options: RateLimitOptions = {}): DocumentedMiddleware => {
   const windowMs = options.windowMs ?? 60_000
   const max = options.max ?? 100
+  checkRateLimit(max, windowMs)
   const store = options.store ?? makeMemoryRateLimitStore()
   const trustedHops = trustedHopCount(options.trustProxy)
   const keyBy = options.keyBy ?? ((ctx: ServeContext) => clientAddress(ctx.request, trustedHops) ?? "unknown")

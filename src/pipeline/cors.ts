@@ -6,8 +6,8 @@ const DEFAULT_EXPOSED = "x-request-id,x-ratelimit-limit,x-ratelimit-remaining,x-
 export interface CorsPlan {
   /** Headers for an ordinary response; only `Vary` when the origin is not allowed (or unknown). */
   headersFor(origin: string | undefined): Readonly<Record<string, string>>
-  /** Headers for a preflight answer, or undefined when the origin is not allowed. */
-  preflightFor(origin: string | undefined, requestedHeaders: string | undefined): Record<string, string> | undefined
+  /** Headers for a preflight answer; only `Vary` when the origin is not allowed. */
+  preflightFor(origin: string | undefined, requestedHeaders: string | undefined): Readonly<Record<string, string>>
   /** Whether pages of `origin` may read answers. */
   allows(origin: string): boolean
 }
@@ -71,7 +71,8 @@ export const compileCors = (option: true | CorsOptions | undefined): CorsPlan | 
     headersFor,
     allows: allowedOrigin,
     preflightFor: (origin, requestedHeaders) => {
-      if (!wildcard && !allowedOrigin(origin)) return undefined
+      // A refused preflight says it varies by Origin too: a shared cache must not hand it to an allowed origin.
+      if (!wildcard && !allowedOrigin(origin)) return varyOnly
       const headers: Record<string, string> = { ...headersFor(origin), "access-control-allow-methods": methods }
       if (allowedHeaders !== undefined) headers["access-control-allow-headers"] = allowedHeaders
       else if (requestedHeaders !== undefined) {

@@ -82,9 +82,12 @@ const notTabular = (format: OutputFormat, why: string): NotAcceptable =>
     available: ["application/json"]
   })
 
+/** An invalid Date (mysql2's zero dates) is empty, as JSON writes it null; `toISOString` would throw. */
+const csvDate = (date: Date): string => (Number.isNaN(date.getTime()) ? "" : date.toISOString())
+
 const csvField = (value: Cell): string => {
   if (value === null || value === undefined) return ""
-  const text = value instanceof Date ? value.toISOString() : String(value)
+  const text = value instanceof Date ? csvDate(value) : String(value)
   // RFC 4180: a field with a comma, quote or line break is quoted, and its quotes doubled.
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
@@ -107,10 +110,14 @@ export const toCsv = (value: unknown): string => {
   return lines.join("\r\n") + "\r\n"
 }
 
-/** One JSON document per line for each element of an array. */
-export const toNdjson = (value: unknown, serialize: (element: unknown) => string): string => {
+/**
+ * One JSON document per line for each element of an array. An element JSON cannot write (a function,
+ * a symbol, a `toJSON` giving undefined) serializes to undefined, not text: it is `null`, as
+ * `JSON.stringify` writes it inside an array.
+ */
+export const toNdjson = (value: unknown, serialize: (element: unknown) => string | undefined): string => {
   if (!Array.isArray(value)) throw notTabular("ndjson", "it is not an array")
   let text = ""
-  for (const element of value) text += serialize(element === undefined ? null : element) + "\n"
+  for (const element of value) text += (serialize(element) ?? "null") + "\n"
   return text
 }

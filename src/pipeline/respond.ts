@@ -10,7 +10,32 @@ export type Settled =
   | { readonly ok: true; readonly value: unknown; readonly ctx: RequestContext; readonly output: ShapedOutput }
   | { readonly ok: false; readonly error: ServeError; readonly ctx: RequestContext | undefined }
 
-/** Headers every response carries: the request id, CORS, and those set through `ctx.setHeader`. */
+/**
+ * Both `Vary` values' field names, each once (names are case-insensitive; the first spelling is kept).
+ * `*` already says the answer varies on everything, so it stays alone.
+ */
+const mergeVary = (vary: string | undefined, more: string | undefined): string | undefined => {
+  if (vary === undefined || more === undefined) return vary ?? more
+  const names = new Map<string, string>()
+  for (const name of `${vary},${more}`.split(",")) {
+    const trimmed = name.trim()
+    if (trimmed.length > 0 && !names.has(trimmed.toLowerCase())) names.set(trimmed.toLowerCase(), trimmed)
+  }
+  return names.has("*") ? "*" : [...names.values()].join(", ")
+}
+
+/** Sets `added` on `headers`, merging its `Vary` with the one already there. */
+const assignHeaders = (headers: Record<string, string>, added: Readonly<Record<string, string>>): void => {
+  const vary = mergeVary(headers.vary, added.vary)
+  Object.assign(headers, added)
+  if (vary !== undefined) headers.vary = vary
+}
+
+/**
+ * Headers every response carries: the request id, CORS, and those set through `ctx.setHeader`.
+ * Output shaping (Accept), CORS (Origin) and the handler may each vary the answer: a shared cache
+ * must know of all of them, so their `Vary` values are merged, not replaced.
+ */
 export const finishHeaders = (
   headers: Record<string, string>,
   requestId: string,
@@ -18,13 +43,8 @@ export const finishHeaders = (
   extra: Readonly<Record<string, string>> | undefined
 ): Record<string, string> => {
   headers["x-request-id"] = requestId
-  if (corsHeaders !== undefined) {
-    // Both output shaping (Accept) and CORS (Origin) may vary the answer: keep both.
-    const vary = headers.vary
-    Object.assign(headers, corsHeaders)
-    if (vary !== undefined && corsHeaders.vary !== undefined) headers.vary = `${vary}, ${corsHeaders.vary}`
-  }
-  if (extra !== undefined) Object.assign(headers, extra)
+  if (corsHeaders !== undefined) assignHeaders(headers, corsHeaders)
+  if (extra !== undefined) assignHeaders(headers, extra)
   return headers
 }
 
