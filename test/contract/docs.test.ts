@@ -60,6 +60,21 @@ describe("the API-reference page", () => {
     }
   })
 
+  // node:http hands over the target as sent; a route miss is looked up again with dot segments resolved.
+  it("answers any other spelling that reaches the page with one of its two pages: nobody can make the server keep a page per spelling", async () => {
+    const fresh = defineServe({ queries: { revenue: () => 1 } })
+    const canonical = await fresh.handler(get("/api/analytics/docs"))
+    const slashed = await fresh.handler(get("/api/analytics/docs/"))
+    for (let i = 0; i < 50; i++) {
+      const dotted = await fresh.handler(get(`/api/analytics/x${i}/../docs`))
+      expect(dotted.status).toBe(200)
+      expect(dotted.headers.etag).toBe(canonical.headers.etag)
+      expect(linksOf(dotted, "http://127.0.0.1:4000/api/analytics/docs").openapi.pathname).toBe("/api/analytics/openapi.json")
+      expect((await fresh.handler(get(`/api/analytics/x${i}/../docs/`))).headers.etag).toBe(slashed.headers.etag)
+    }
+    expect(slashed.headers.etag).not.toBe(canonical.headers.etag)
+  })
+
   it("follows custom paths and titles, and is gone when disabled", async () => {
     const custom = defineServe({
       basePath: "/v1",
