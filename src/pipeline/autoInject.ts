@@ -33,12 +33,14 @@ export const isTableSource = (value: unknown): value is object =>
 const isThenable = (value: unknown): boolean =>
   isObjectLike(value) && typeof (value as { then?: unknown }).then === "function"
 
-/** Plain objects and arrays are looked into one level, to refuse a table source hidden there. */
-const isContainer = (value: unknown): value is object => {
-  if (Array.isArray(value)) return true
-  if (typeof value !== "object" || value === null) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
+/**
+ * A class's own prototype (`C.prototype`, found again as `C.prototype.constructor.prototype`). Its
+ * methods are written for an instance `this`, and it stays reachable as `ctx.db.constructor.prototype`
+ * whatever `getPrototypeOf` says, so a wrapper for it would close nothing and only break `instanceof`.
+ */
+const isClassPrototype = (prototype: object): boolean => {
+  const constructor = Object.getOwnPropertyDescriptor(prototype, "constructor")?.value as unknown
+  return typeof constructor === "function" && Object.getOwnPropertyDescriptor(constructor, "prototype")?.value === prototype
 }
 
 /**
@@ -50,6 +52,7 @@ const isContainer = (value: unknown): value is object => {
  */
 class SourceScope implements ProxyHandler<object> {
   private scopedTable: Callable | undefined = undefined
+  private prototype: { readonly raw: object; readonly wrapped: object } | undefined = undefined
 
   constructor(
     private readonly source: object,
@@ -68,12 +71,19 @@ class SourceScope implements ProxyHandler<object> {
     return (where as Callable).call(builder, this.column, "eq", this.tenantId)
   }
 
-  get(_target: object, property: PropertyKey): unknown {
-    if (property !== "table") return Reflect.get(this.source, property, this.source)
+  /** The one `table` every way of reading it through the wrapper gives: filtered. */
+  private table(): Callable {
     return (this.scopedTable ??= (...args) => {
       const table = Reflect.get(this.source, "table", this.source) as Callable
       return this.filter(table.apply(this.source, args), "table()")
     })
+  }
+
+  get(_target: object, property: PropertyKey, receiver: unknown): unknown {
+    if (property === "table") return this.table()
+    // `Object.prototype.__proto__` run on the original would hand out its raw prototype; on the wrapper it asks getPrototypeOf below.
+    if (property === "__proto__") return Reflect.get(this.source, property, receiver)
+    return Reflect.get(this.source, property, this.source)
   }
 
   /** Calling a callable source (Knex's `knex("orders")`) makes a builder like `table()`: filtered the same way. */
@@ -93,18 +103,37 @@ class SourceScope implements ProxyHandler<object> {
     return Reflect.deleteProperty(this.source, property)
   }
 
+  /**
+   * A prototype that is itself a table source (`Object.create({ table })`) is wrapped like the source,
+   * or `Object.getPrototypeOf(ctx.db).table()` would run unfiltered; remembered so the answer stays
+   * the same object. Allowed by the Proxy invariants while the stand-in target is extensible; once
+   * someone made the wrapper non-extensible the engine throws instead (a 500, never a raw prototype).
+   */
   getPrototypeOf(): object | null {
-    return Reflect.getPrototypeOf(this.source)
+    const prototype = Reflect.getPrototypeOf(this.source)
+    if (prototype === null || isClassPrototype(prototype) || !isTableSource(prototype)) return prototype
+    if (this.prototype?.raw !== prototype) {
+      this.prototype = { raw: prototype, wrapped: wrap(prototype, this.endpoint, this.key, this.column, this.tenantId) }
+    }
+    return this.prototype.wrapped
   }
 
   ownKeys(): Array<string | symbol> {
     return Reflect.ownKeys(this.source)
   }
 
-  /** Reported configurable: the stand-in target has none of these, and a Proxy may not claim otherwise. */
+  /**
+   * Reported configurable: the stand-in target has none of these, and a Proxy may not claim otherwise.
+   * For the same reason `table` can be reported with the filtered function as its value even when the
+   * source's own is non-configurable and read-only: the invariants bind the stand-in, not the source.
+   * A copy made from these descriptors (mixins, `Object.defineProperties`) is therefore filtered too.
+   */
   getOwnPropertyDescriptor(_target: object, property: PropertyKey): PropertyDescriptor | undefined {
     const descriptor = Reflect.getOwnPropertyDescriptor(this.source, property)
-    return descriptor === undefined ? undefined : { ...descriptor, configurable: true }
+    if (descriptor === undefined) return undefined
+    if (property !== "table") return { ...descriptor, configurable: true }
+    const writable = "value" in descriptor ? descriptor.writable === true : descriptor.set !== undefined
+    return { value: this.table(), writable, enumerable: descriptor.enumerable === true, configurable: true }
   }
 }
 
@@ -112,17 +141,113 @@ class SourceScope implements ProxyHandler<object> {
 const wrap = (source: object, endpoint: string, key: string, column: string, tenantId: string): object =>
   new Proxy(typeof source === "function" ? () => undefined : {}, new SourceScope(source, endpoint, key, column, tenantId))
 
-/** Refuses a value auto-inject cannot see through: a promise, or a table source one level down. */
-const refuseHidden = (endpoint: string, key: string, value: unknown): void => {
-  if (isThenable(value)) {
-    throw refusal(endpoint, `ctx.${key} is a promise, and what it resolves to cannot be filtered; resolve it in the context factory (which may be async)`)
+/**
+ * How far the search for hidden sources goes. Fail-closed decides what happens at the bound: what lies
+ * beyond it was not looked at and could hold a table source, so reaching it refuses the request rather
+ * than let it run. The bounds are generous for data (a ctx value nested 4 objects deep, 256 objects in
+ * all) and keep a large object graph (a client, a cache) from being walked on every request: such a
+ * value belongs outside the context of an auto-inject endpoint, or the endpoint in manual mode.
+ */
+const MAX_DEPTH = 4
+const MAX_OBJECTS = 256
+
+/** Typed arrays and DataViews hold bytes, never a source: skipped, or their indices would be listed one by one. */
+const isSearched = (value: unknown): value is object => typeof value === "object" && value !== null && !ArrayBuffer.isView(value)
+
+const MAP_KEY: unique symbol = Symbol("a Map key")
+const SET_ENTRY: unique symbol = Symbol("a Set entry")
+
+/** A Map value, by its key. */
+class MapValue {
+  constructor(readonly key: unknown) {}
+}
+
+/** How a value was reached from its parent; kept raw and only spelled out for a refusal. */
+type Segment = string | number | typeof MAP_KEY | typeof SET_ENTRY | MapValue
+
+const spell = (segment: Segment): string => {
+  if (typeof segment === "string") return `.${segment}`
+  if (typeof segment === "number") return `[${segment}]`
+  if (segment === MAP_KEY) return " (a Map key)"
+  if (segment === SET_ENTRY) return " (a Set entry)"
+  const key = segment.key
+  return `.get(${typeof key === "string" ? JSON.stringify(key) : isObjectLike(key) ? "…" : String(key)})`
+}
+
+/**
+ * Looks through the ctx values that are not table sources, for a table source or a promise inside
+ * them: the wrapper is only put on top-level values, so one found deeper would run unfiltered. It
+ * follows the data a value holds (own enumerable fields of any object, plain or class instance,
+ * array elements, Map keys and values, Set entries), each object once, and runs no code of the
+ * value's own except reading `table` and `then` (how a source and a promise are told at the top level
+ * too): an own getter is refused, not called. What no search can see (a closure, a `#private` field, a
+ * WeakMap) is like a handle imported by the handler's module: outside what auto-inject filters.
+ * Made only when some ctx value is an object, so a context of sources and primitives allocates nothing.
+ */
+class HiddenSearch {
+  private readonly seen = new Set<object>()
+  private readonly path: Array<Segment> = []
+  private key = ""
+
+  constructor(private readonly endpoint: string) {}
+
+  /** Searches the top-level value `ctx[key]`. */
+  search(key: string, value: object): void {
+    this.key = key
+    this.path.length = 0
+    this.enter(value, 0)
   }
-  if (!isContainer(value)) return
-  for (const inner of Object.keys(value)) {
-    const nested = (value as Record<string, unknown>)[inner]
-    const hidden = isTableSource(nested) ? "a table source" : isThenable(nested) ? "a promise" : undefined
+
+  private refuse(message: string): TenantScopeError {
+    return refusal(this.endpoint, `ctx.${this.key}${this.path.map(spell).join("")} ${message}`)
+  }
+
+  /** A value at `depth` below its top-level value, reached through `segment`. */
+  private visit(value: unknown, depth: number, segment: Segment): void {
+    if (!isObjectLike(value)) return
+    this.path.push(segment)
+    const hidden = isTableSource(value) ? "a table source" : isThenable(value) ? "a promise" : undefined
     if (hidden !== undefined) {
-      throw refusal(endpoint, `ctx.${key}.${inner} is ${hidden} inside ctx.${key}; only top-level ctx values are filtered, so put it at the top level of the context`)
+      throw this.refuse(`is ${hidden} inside ctx.${this.key}; only top-level ctx values are filtered, so put it at the top level of the context`)
+    }
+    if (isSearched(value) && !this.seen.has(value)) {
+      if (depth > MAX_DEPTH) throw this.refuse(`is nested more than ${MAX_DEPTH} levels inside ctx.${this.key}, deeper than auto-inject looks for a hidden table source`)
+      this.enter(value, depth)
+    }
+    this.path.pop()
+  }
+
+  private enter(value: object, depth: number): void {
+    this.seen.add(value)
+    if (this.seen.size > MAX_OBJECTS) {
+      throw refusal(this.endpoint, `the ctx values hold more than ${MAX_OBJECTS} objects (ctx.${this.key} reached the bound), more than auto-inject looks through for a hidden table source; keep large objects out of the context or use mode: "manual"`)
+    }
+    if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index++) this.visit(value[index], depth + 1, index)
+      return
+    }
+    this.fields(value, depth)
+    if (value instanceof Map) {
+      Map.prototype.forEach.call(value, (entry: unknown, key: unknown) => {
+        this.visit(key, depth + 1, MAP_KEY)
+        // Only an object can hide anything, so no MapValue is made for the rest.
+        if (isObjectLike(entry)) this.visit(entry, depth + 1, new MapValue(key))
+      })
+    } else if (value instanceof Set) {
+      Set.prototype.forEach.call(value, (entry: unknown) => this.visit(entry, depth + 1, SET_ENTRY))
+    }
+  }
+
+  /** Own enumerable fields, read from their descriptors so that no getter runs. */
+  private fields(value: object, depth: number): void {
+    for (const field of Object.keys(value)) {
+      const descriptor = Reflect.getOwnPropertyDescriptor(value, field)
+      if (descriptor === undefined) continue
+      if (descriptor.get !== undefined) {
+        this.path.push(field)
+        throw this.refuse(`is a getter inside ctx.${this.key}, which auto-inject does not call, so it cannot tell whether it returns a table source; make it a plain field`)
+      }
+      this.visit(descriptor.value, depth + 1, field)
     }
   }
 }
@@ -130,7 +255,7 @@ const refuseHidden = (endpoint: string, key: string, value: unknown): void => {
 /**
  * The ctx values with every table source wrapped for `tenantId`; the originals are never changed.
  * Throws TenantScopeError when no value is a table source (the handler could only read unfiltered
- * data) or when one is hidden from the wrapping.
+ * data) or when one is hidden from the wrapping (behind a promise, or anywhere inside another value).
  */
 export const scopeTableSources = (
   endpoint: string,
@@ -140,15 +265,19 @@ export const scopeTableSources = (
 ): Readonly<Record<string, unknown>> => {
   const scoped: Record<string, unknown> = {}
   let sources = 0
+  let hidden: HiddenSearch | undefined
   for (const key of Object.keys(values)) {
     const value = values[key]
     if (isTableSource(value)) {
       scoped[key] = wrap(value, endpoint, key, column, tenantId)
       sources++
-    } else {
-      refuseHidden(endpoint, key, value)
-      scoped[key] = value
+      continue
     }
+    if (isThenable(value)) {
+      throw refusal(endpoint, `ctx.${key} is a promise, and what it resolves to cannot be filtered; resolve it in the context factory (which may be async)`)
+    }
+    if (isSearched(value)) (hidden ??= new HiddenSearch(endpoint)).search(key, value)
+    scoped[key] = value
   }
   if (sources === 0) {
     throw refusal(endpoint, "no ctx value has a table(name) method to filter; give the context a query builder (e.g. context: () => ({ db })) or use mode: \"manual\"")

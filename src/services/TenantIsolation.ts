@@ -14,8 +14,8 @@ export interface TenantIsolationService {
   /**
    * For auto-inject: the ctx values with every table source wrapped so each builder its `table(name)`
    * returns is filtered with `.where(column, 'eq', tenantId)`. Throws (a 500) rather than let a
-   * request run unfiltered: no table source among the values, or one hidden in a promise or one
-   * level down. `endpoint` names the endpoint in the logged refusal.
+   * request run unfiltered: no table source among the values, or one hidden in a promise or anywhere
+   * inside another value. `endpoint` names the endpoint in the logged refusal.
    */
   scope(
     values: Readonly<Record<string, unknown>>,
