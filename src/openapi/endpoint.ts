@@ -40,8 +40,8 @@ const errorStatusesOf = (route: RoutePlan): ReadonlyArray<number> => {
   const hasBody = BODY_METHODS.has(route.method)
   if (hasBody || plan.config.inputSchema !== undefined) statuses.add(400)
   if (hasBody) statuses.add(413)
-  // A GET asked for CSV or NDJSON whose result is not a list of rows.
-  if (route.method === "GET") statuses.add(406)
+  // Asked by Accept (any method) or a GET's suffix route for CSV or NDJSON, when the result is not a list of rows.
+  statuses.add(406)
   if (plan.requiresAuth || plan.strategies.length > 0) statuses.add(401)
   // A tenant-scoped endpoint refuses callers without a tenant, unless it lets every one of them through.
   const tenantRefuses = plan.tenant !== undefined && (plan.tenant.required || plan.tenant.allowUnscoped !== undefined)

@@ -4,7 +4,7 @@ import type { ServeEndpoint } from "./endpoint.js"
 import { errorResponseName } from "./errorResponses.js"
 import type { HeaderComponents } from "./headers.js"
 
-// Output formats a GET endpoint with a list result also answers in: negotiated by Accept, or fixed by a route suffix.
+// Output formats an endpoint with a list result also answers in: negotiated by Accept (any method), or fixed by a GET's route suffix.
 const LIST_FORMATS: ReadonlyArray<readonly [mediaType: string, suffix: string]> = [
   ["text/csv", ".csv"],
   ["application/x-ndjson", ".ndjson"]
@@ -33,10 +33,12 @@ export const operationResponses = (
   const content: Record<string, unknown> = { "application/json": { schema: output } }
   let description = "Successful response."
   const types = typesOf(output, schemas.root)
-  if (endpoint.method === "GET" && types.size === 1 && types.has("array")) {
+  if (types.size === 1 && types.has("array")) {
     for (const [mediaType] of LIST_FORMATS) content[mediaType] = { schema: { type: "string" } }
-    const [csv, ndjson] = LIST_FORMATS.map(([, suffix]) => `\`${endpoint.path}${suffix}\``)
-    description += ` Also served as CSV at ${csv} and as NDJSON at ${ndjson}, whatever Accept says.`
+    if (endpoint.method === "GET") {
+      const [csv, ndjson] = LIST_FORMATS.map(([, suffix]) => `\`${endpoint.path}${suffix}\``)
+      description += ` Also served as CSV at ${csv} and as NDJSON at ${ndjson}, whatever Accept says.`
+    }
   }
   const { cacheTtlMs } = endpoint
   const names = ["X-Request-Id", ...endpoint.responseHeaders]

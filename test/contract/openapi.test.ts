@@ -152,7 +152,8 @@ describe("the OpenAPI 3.1 document", () => {
     expect(operation(document, "/api/analytics/create", "post").parameters).toBeUndefined()
   })
 
-  it("takes the 200 response from outputSchema; GET lists also offer CSV and NDJSON", async () => {
+  // Accept negotiates CSV and NDJSON for every method; only GET routes also answer at path.csv and path.ndjson.
+  it("takes the 200 response from outputSchema; lists also offer CSV and NDJSON, whatever the method", async () => {
     const api = defineServe({
       queries: {
         rows: { outputSchema: Schema.Array(Row), query: () => [] },
@@ -165,7 +166,9 @@ describe("the OpenAPI 3.1 document", () => {
     const ok = (path: string, method = "get") => operation(document, path, method).responses["200"] as { content: Record<string, { schema: unknown }> }
     expect(Object.keys(ok("/api/analytics/rows").content)).toEqual(["application/json", "text/csv", "application/x-ndjson"])
     expect(ok("/api/analytics/rows").content["application/json"]!.schema).toEqual({ type: "array", items: { $ref: "#/components/schemas/Row" } })
-    expect(Object.keys(ok("/api/analytics/rowsByPost", "post").content)).toEqual(["application/json"])
+    expect(Object.keys(ok("/api/analytics/rowsByPost", "post").content)).toEqual(["application/json", "text/csv", "application/x-ndjson"])
+    expect(ok("/api/analytics/rows").description).toContain("/api/analytics/rows.csv")
+    expect(ok("/api/analytics/rowsByPost", "post").description).not.toContain(".csv")
     expect(ok("/api/analytics/one").content["application/json"]!.schema).toEqual({ $ref: "#/components/schemas/Row" })
     expect(ok("/api/analytics/untyped").content["application/json"]!.schema).toEqual({})
     expect(document.components.schemas.Row).toMatchObject({
@@ -191,7 +194,7 @@ describe("the OpenAPI 3.1 document", () => {
     expect(operation(document, "/api/analytics/open", "get").security).toEqual([])
     expect(statuses("/api/analytics/filtered")).toEqual(["200", "400", "406", "500", "503", "504"])
     expect(statuses("/api/analytics/guarded")).toEqual(["200", "401", "403", "406", "500", "503", "504"])
-    expect(statuses("/api/analytics/limited", "post")).toEqual(["200", "400", "413", "429", "500", "503", "504"])
+    expect(statuses("/api/analytics/limited", "post")).toEqual(["200", "400", "406", "413", "429", "500", "503", "504"])
     expect(operation(document, "/api/analytics/guarded", "get").responses["403"]).toEqual({ $ref: "#/components/responses/Forbidden" })
     expect(Object.keys(document.components.responses)).toEqual([
       "BadRequest", "Unauthorized", "Forbidden", "NotAcceptable", "PayloadTooLarge", "TooManyRequests", "InternalServerError", "ServiceUnavailable",
@@ -377,7 +380,7 @@ describe("describe()", () => {
       inputSchema: { type: "object", required: ["region"], properties: { region: { type: "string" } } },
       outputSchema: { type: "object", required: ["total"], properties: { total: { type: "number" } } },
       securitySchemes: [{ type: "apiKey", in: "header", name: "x-api-key" }],
-      errorStatuses: [400, 401, 403, 413, 500, 503, 504]
+      errorStatuses: [400, 401, 403, 406, 413, 500, 503, 504]
     })
     expect(extra).toMatchObject({ key: "totals", path: "/api/analytics/totals-by-get", method: "GET", errorStatuses: [400, 401, 403, 406, 500, 503, 504] })
   })
