@@ -54,7 +54,7 @@ const openApiRoute = (path: string, build: () => unknown): StaticRoute => {
 const docsRoutes = (pagePath: string, openapiPath: string, options: DocsOptions): ReadonlyArray<StaticRoute> => {
   const scriptPath = `${pagePath}/${SCALAR_SCRIPT_NAME}`
   // One page per spelling of the path, with and without a trailing slash: its links are relative.
-  // Only those two: any other target that reaches the page (`/api/x/../docs`, which a browser never
+  // Only those two: every other target that reaches the page (`/api/x/../docs`, which a browser never
   // sends) gets one of them, so no request can make a page of its own, kept for good.
   const pages = new Map<string, MaybePromise<StaticAsset>>()
   const pageFor = (requestPath: string, script: StaticAsset): MaybePromise<StaticAsset> => {

@@ -163,7 +163,8 @@ describe("the OpenAPI 3.1 document", () => {
       }
     })
     const document = await documentOf(api)
-    const ok = (path: string, method = "get") => operation(document, path, method).responses["200"] as { content: Record<string, { schema: unknown }> }
+    const ok = (path: string, method = "get") =>
+      operation(document, path, method).responses["200"] as { description: string; content: Record<string, { schema: unknown }> }
     expect(Object.keys(ok("/api/analytics/rows").content)).toEqual(["application/json", "text/csv", "application/x-ndjson"])
     expect(ok("/api/analytics/rows").content["application/json"]!.schema).toEqual({ type: "array", items: { $ref: "#/components/schemas/Row" } })
     expect(Object.keys(ok("/api/analytics/rowsByPost", "post").content)).toEqual(["application/json", "text/csv", "application/x-ndjson"])
