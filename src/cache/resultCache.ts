@@ -74,7 +74,7 @@ export const inProcessValue = (value: unknown): unknown => (value instanceof Sto
  * unknown key, a tenant id that is no tenant, another value), throws a TypeError: dropping nothing
  * and resolving 0 would leave stale entries behind unnoticed.
  */
-export const invalidateFilterOf = (filter: unknown, isEndpoint: (key: string) => boolean): ResultCacheFilter => {
+const invalidateFilterOf = (filter: unknown, isEndpoint: (key: string) => boolean): ResultCacheFilter => {
   if (filter === undefined) return {}
   if (typeof filter !== "object" || filter === null || Array.isArray(filter)) {
     throw new TypeError("api.cache.invalidate() takes { key?, tenantId? } or nothing")

@@ -99,7 +99,7 @@ export const getHeader = (request: Pick<ServeRequest, "headers">, name: string):
 }
 
 /** Case-insensitive header read that keeps every line of a header sent more than once (an array value). */
-export const getHeaderValue = (request: Pick<ServeRequest, "headers">, name: string): HeaderValue => {
+const getHeaderValue = (request: Pick<ServeRequest, "headers">, name: string): HeaderValue => {
   const headers = request.headers
   if (headers === undefined) return undefined
   const lower = name.toLowerCase()
