@@ -57,6 +57,10 @@ const stopListening = (server: Server): void => {
   }
 }
 
+/** Resolves after the event loop has polled its sockets once more: the second immediate runs in the next loop turn. */
+const afterNextPoll = (): Promise<void> =>
+  new Promise((resolve) => setImmediate(() => setImmediate(resolve)))
+
 const listen = (server: Server, port: number, hostname: string): Promise<number> =>
   new Promise((resolve, reject) => {
     server.once("error", reject)
@@ -102,6 +106,9 @@ const startSingleServer = async (handler: ServeHandler, options: NodeServerOptio
     const force = setTimeout(() => server.closeAllConnections(), options.gracefulShutdownTimeout ?? DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT)
     force.unref()
     await Promise.race([drain.start(), closed])
+    // A request may already sit unread in an idle connection's socket (it arrived with the signal, or
+    // while the last answer was written): one more poll of the event loop reads it and answers it 503.
+    await afterNextPoll()
     // Answered connections either carry `Connection: close` or sit idle: close the idle ones now.
     server.closeIdleConnections()
     await closed

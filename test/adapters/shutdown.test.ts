@@ -92,6 +92,20 @@ describe("stop()", () => {
     expect(await hanging).toBe("connection closed")
   })
 
+  it("answers a request that reached an idle connection before stop(), instead of closing the connection under it", async () => {
+    const server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false })
+    const idle = await openConnection(server.port)
+    idle.write("GET /api/analytics/ping HTTP/1.1\r\nHost: t\r\n\r\n")
+    await idle.readUntil((text) => text.includes("pong"))
+    // The request is in the server's socket buffer, not yet read, when the drain finds nothing in flight.
+    idle.write("GET /api/analytics/ping HTTP/1.1\r\nHost: t\r\n\r\n")
+    const stopped = server.stop()
+    const received = await idle.readUntil((text) => statusLines(text).length === 2).catch((error: Error) => error.message)
+    expect(statusLines(received)).toEqual(["HTTP/1.1 200 OK", "HTTP/1.1 503 Service Unavailable"])
+    await idle.closed
+    await stopped
+  })
+
   it("is idempotent and resolves at once with nothing in flight", async () => {
     const server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false })
     expect(await (await fetch(`${server.url}/api/analytics/ping`)).json()).toBe("pong")
