@@ -256,7 +256,10 @@ export const makePipeline = (
         ...options.request
       }
       const requestId = resolveRequestId(request)
-      const preset: PresetInputs = { input: options.input, context: options.context, auth: options.context?.auth as ServeAuthContext | null | undefined }
+      // No input reads as a request without parameters does (`{}`, or undefined for a void schema),
+      // so that an endpoint whose fields are all optional runs, and caches, as it does over HTTP.
+      const input = options.input === undefined ? compiled.plan.input.coerce({}) : options.input
+      const preset: PresetInputs = { input, context: options.context, auth: options.context?.auth as ServeAuthContext | null | undefined }
       return Promise.resolve(execute(compiled, request, requestId, preset, undefined, undefined)).then((settled) => {
         if (settled.ok) return inProcessValue(settled.value)
         throw toThrowable(settled.error)

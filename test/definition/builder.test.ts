@@ -92,6 +92,29 @@ describe("defineServe builder", () => {
     await expect(api.run("revenue", { input: { region: "emea" } })).resolves.toEqual({ region: "emea", total: 42 })
   })
 
+  it("execute() without input runs like a request without parameters: optional fields absent, no input for a schema of undefined", async () => {
+    const api = defineServe({
+      queries: {
+        optional: {
+          inputSchema: Schema.Struct({ region: Schema.optional(Schema.String) }),
+          query: ({ input }: { input: { region?: string } }) => ({ region: input.region ?? "all" })
+        },
+        nothing: { inputSchema: Schema.Undefined, query: ({ input }: { input: undefined }) => ({ input: input === undefined ? "none" : typeof input }) },
+        required: {
+          inputSchema: Schema.Struct({ region: Schema.String }),
+          query: ({ input }: { input: { region: string } }) => input.region
+        }
+      }
+    })
+    for (const key of ["optional", "nothing"] as const) {
+      const overHttp = await api.handler(get(`/api/analytics/${key}`))
+      expect(await api.execute(key)).toEqual(json(overHttp.body))
+    }
+    expect(await api.execute("optional")).toEqual({ region: "all" })
+    expect(await api.execute("nothing")).toEqual({ input: "none" })
+    await expect(api.execute("required")).rejects.toMatchObject({ status: 400, details: { issues: [{ path: ["region"], message: "is required" }] } })
+  })
+
   it("execute() throws a ServeHttpError carrying status, type, message and details", async () => {
     const api = makeApi()
     const failure = await api.execute("revenue", { input: {} as { region: string } }).catch((error: unknown) => error)
