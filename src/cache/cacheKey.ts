@@ -118,11 +118,10 @@ export const inputSegment = (input: string): string => (input.length > LITERAL_I
 /**
  * The key of one request's result: `<endpoint>:<scope>:<input>`. The scope keeps callers apart:
  * `t.<tenant>` for a request with a tenant, `p` for a request without a caller, and for an
- * authenticated request without a tenant `a.` and a digest of the caller's auth context and the input.
+ * authenticated request without a tenant `a.` and a digest of the caller's auth context.
  */
 export const resultCacheKey = (endpoint: string, endpointSegment: string, ctx: RequestContext): ResultCacheKey => {
-  const input = canonicalJson(ctx.input)
-  return scopedKey(endpoint, endpointSegment, ctx, input, inputSegment(input))
+  return scopedKey(endpoint, endpointSegment, ctx, inputSegment(canonicalJson(ctx.input)))
 }
 
 /** Tenants whose keys one remembered input keeps; past that many, it starts over. */
@@ -134,23 +133,22 @@ const TENANT_KEYS_MAX = 16
  */
 export const knownInputKey = (endpoint: string, endpointSegment: string, ctx: RequestContext, known: KnownInput): ResultCacheKey => {
   const tenantId = ctx.tenantId
-  if (tenantId === null) return scopedKey(endpoint, endpointSegment, ctx, known.canonical, known.segment)
+  if (tenantId === null) return scopedKey(endpoint, endpointSegment, ctx, known.segment)
   let key = known.tenantKeys.get(tenantId)
   if (key === undefined) {
-    key = scopedKey(endpoint, endpointSegment, ctx, known.canonical, known.segment)
+    key = scopedKey(endpoint, endpointSegment, ctx, known.segment)
     if (known.tenantKeys.size >= TENANT_KEYS_MAX) known.tenantKeys.clear()
     known.tenantKeys.set(tenantId, key)
   }
   return key
 }
 
-const scopedKey = (endpoint: string, endpointSegment: string, ctx: RequestContext, input: string, segment: string): ResultCacheKey => {
+const scopedKey = (endpoint: string, endpointSegment: string, ctx: RequestContext, segment: string): ResultCacheKey => {
   if (ctx.tenantId !== null) {
     return { id: `${endpointSegment}:t.${keySegment(ctx.tenantId)}:${segment}`, endpoint, tenantId: ctx.tenantId }
   }
   if (ctx.auth !== null && ctx.auth !== undefined) {
-    // Canonical texts hold no raw line break, so the two parts cannot run into each other.
-    return { id: `${endpointSegment}:a.${digest(`${canonicalJson(ctx.auth)}\n${input}`)}`, endpoint, tenantId: undefined }
+    return { id: `${endpointSegment}:a.${digest(canonicalJson(ctx.auth))}:${segment}`, endpoint, tenantId: undefined }
   }
   return { id: `${endpointSegment}:p:${segment}`, endpoint, tenantId: undefined }
 }

@@ -9,6 +9,7 @@ import {
   type ServeContext,
   StoredResult
 } from "queryserve"
+import { Schema } from "effect"
 import { createClient } from "redis"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { eventually } from "../support/eventually.js"
@@ -125,6 +126,46 @@ describe.skipIf(skipReason !== undefined)("Redis result cache store against a re
     expect(await client.get("t[1]*:plain:p:x:y")).toBe("a key of another layout")
     expect(await nested.cache.stats()).toMatchObject({ entries: 1 })
     expect((await nested.handler({ method: "GET", path: "/api/analytics/plain" })).headers["x-cache"]).toBe("HIT")
+  })
+})
+
+describe.skipIf(skipReason !== undefined)("Redis result cache of callers without a tenant", () => {
+  let redis: RedisServer
+  let client: ReturnType<typeof createClient>
+
+  beforeAll(async () => {
+    redis = await startRedis()
+    client = createClient({ url: redis.url })
+    await client.connect()
+  })
+  afterAll(async () => {
+    await client?.close()
+    await redis?.stop()
+  })
+
+  it("counts and drops an authenticated caller's entries, and leaves those of a longer prefix alone", async () => {
+    const guardedApi = (prefix: string, price: { value: number }) =>
+      defineServe({
+        resultCache: { store: redisResultCacheStore({ client }, { prefix }) },
+        auth: ({ request }) => (request.headers?.["x-key"] === "k" ? { id: "caller" } : null),
+        queries: { price: { cacheTtlMs: 60_000, inputSchema: Schema.Struct({ sku: Schema.String }), query: () => ({ price: price.value }) } }
+      })
+    const price = { value: 100 }
+    const api = guardedApi("app:", price)
+    const nested = guardedApi("app:v2:", { value: 1 })
+    const ask = async (target: typeof api) => {
+      const answer = await target.handler({ method: "GET", path: "/api/analytics/price", query: { sku: "a" }, headers: { "x-key": "k" } })
+      return [answer.headers["x-cache"], answer.body]
+    }
+    expect(await ask(api)).toEqual(["MISS", '{"price":100}'])
+    expect(await ask(nested)).toEqual(["MISS", '{"price":1}'])
+    expect(await ask(api)).toEqual(["HIT", '{"price":100}'])
+    expect(await api.cache.stats()).toMatchObject({ entries: 1 })
+    price.value = 120
+    expect(await api.cache.invalidate({ key: "price" })).toBe(1)
+    expect(await ask(api)).toEqual(["MISS", '{"price":120}'])
+    expect(await api.cache.invalidate()).toBe(1)
+    expect(await ask(nested)).toEqual(["HIT", '{"price":1}'])
   })
 })
 
