@@ -314,8 +314,6 @@ export class EndpointCache {
   private keep(ctx: RequestContext, key: ResultCacheKey | undefined, generation: number, value: unknown): StoredResult | undefined {
     if (value === undefined) return undefined
     const json = serializeJson(value)
-    // JSON.stringify gives undefined for a function or a symbol: there is nothing to answer with.
-    if (typeof json !== "string") return undefined
     const ttl = this.ttlOf(ctx)
     if (ttl === null || ttl <= 0) return new StoredResult(json)
     // The entry's expiry goes with it: its hits and waiters answer Cache-Control for what is left.

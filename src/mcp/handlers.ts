@@ -75,22 +75,29 @@ class AdapterToolRequest extends TransportRequest {
 export const encodedResult = (result: unknown): string | undefined =>
   typeof result === "object" && result !== null ? (result as ToolResult)[ENCODED] : undefined
 
+/** A failed call as a tool result: the ErrorEnvelope with `isError`. */
+const toErrorResult = (outcome: ExecutionOutcome & { ok: false }): ToolResult => ({
+  content: [{ type: "text", text: JSON.stringify(toErrorResponse(outcome.error).envelope) }],
+  isError: true
+})
+
 /**
- * The outcome as a tool result: the JSON text, `structuredContent` with an output schema, or the
- * ErrorEnvelope with `isError`. A successful one is encoded here, its value serialized once for both.
+ * A successful call's value as a tool result: the JSON text, and `structuredContent` with an output
+ * schema, the value serialized once for both. Made within the execution (`encode`), so a value with
+ * no JSON text fails the call with a 500 as it fails an HTTP request.
  */
-const toToolResult = (tool: McpTool, outcome: ExecutionOutcome): ToolResult => {
-  if (!outcome.ok) return { content: [{ type: "text", text: JSON.stringify(toErrorResponse(outcome.error).envelope) }], isError: true }
-  let value = outcome.value
+const toToolResult = (tool: McpTool, result: unknown): ToolResult => {
+  let value = result
   if (value === undefined) return { content: [] }
-  let text: string
+  let text: string | undefined
   try {
-    text = JSON.stringify(value)
+    text = JSON.stringify(value) as string | undefined
   } catch {
     // BigInt (SQL drivers) becomes a number or a string, as over HTTP; the structured content is the value as that text reads back.
     text = serializeJson(value)
     value = JSON.parse(text)
   }
+  if (text === undefined) text = serializeJson(value)
   const content: ToolResult["content"] = [{ type: "text", text }]
   const textJson = `{"content":[{"type":"text","text":${JSON.stringify(text)}}]`
   if (tool.structured === "none") return { content, [ENCODED]: `${textJson}}` }
@@ -146,9 +153,10 @@ export const makeToolHandlers = (pipeline: PipelineService, catalogue: ToolCatal
         transport: "mcp",
         input: inputOf(tool, args),
         // The endpoint's strategies run in its stages, told its endpoint, as for a request to its route.
-        auth: tool.public ? null : undefined
+        auth: tool.public ? null : undefined,
+        encode: (value) => toToolResult(tool, value)
       })
-      return andThen(outcome, (settled) => toToolResult(tool, settled))
+      return andThen(outcome, (settled) => (settled.ok ? (settled.value as ToolResult) : toErrorResult(settled)))
     }
   }
 }

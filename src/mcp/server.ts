@@ -187,11 +187,25 @@ export class McpServerPool {
       { capabilities: { tools: { listChanged: false } }, instructions: this.info.instructions, jsonSchemaValidator: this.validator }
     )
     server.fallbackRequestHandler = (request) => {
-      if (request.method === "tools/call") return handedOver(this.callTool(scope(), request.params))
-      if (request.method === "tools/list") return this.handlers.list(scope()).then((tools) => ({ tools: [...tools] }))
+      try {
+        if (request.method === "tools/call") return handedOver(this.callTool(scope(), request.params))
+        if (request.method === "tools/list") return this.handlers.list(scope()).then((tools) => ({ tools: [...tools] }), this.concealed)
+      } catch (error) {
+        return this.concealed(error)
+      }
       return Promise.reject(METHOD_NOT_FOUND)
     }
     return server
+  }
+
+  /**
+   * The Server copies a thrown error's message into the JSON-RPC error: only a JSON-RPC error of ours
+   * goes out as it is; anything else (a fault of ours) is logged and answered as a bare internal error.
+   */
+  private readonly concealed = (error: unknown): never => {
+    if (error instanceof this.sdk.McpError) throw error
+    console.error("[queryserve] MCP request failed", error)
+    throw new this.sdk.McpError(this.sdk.ErrorCode.InternalError, "Internal error")
   }
 
   /** A tool's result, or the JSON-RPC error `-32602` (thrown: the Server's handling turns it into the error response). */

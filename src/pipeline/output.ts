@@ -18,18 +18,28 @@ export interface ShapedOutput {
 const bigintSafe = (_key: string, value: unknown): unknown =>
   typeof value === "bigint" ? (Number.isSafeInteger(Number(value)) ? Number(value) : value.toString()) : value
 
-/** JSON text of a result; BigInt (common from SQL drivers) becomes a number, or a string when too large. */
-export const serializeJson = (value: unknown): string => {
+/**
+ * JSON text of a value, or undefined for one JSON has no text for (a function, a symbol, a `toJSON`
+ * giving undefined). BigInt (common from SQL drivers) becomes a number, or a string when too large.
+ */
+const jsonTextOf = (value: unknown): string | undefined => {
   try {
-    return JSON.stringify(value)
+    return JSON.stringify(value) as string | undefined
   } catch (error) {
-    if (error instanceof TypeError && String(error.message).includes("BigInt")) return JSON.stringify(value, bigintSafe)
+    if (error instanceof TypeError && String(error.message).includes("BigInt")) return JSON.stringify(value, bigintSafe) as string | undefined
     throw error
   }
 }
 
+/** JSON text of a result. One JSON has no text for cannot be answered: it throws, and the request is a 500. */
+export const serializeJson = (value: unknown): string => {
+  const text = jsonTextOf(value)
+  if (text === undefined) throw new TypeError(`The result has no JSON text: ${typeof value === "object" ? "its toJSON() gave undefined" : `it is a ${typeof value}`}`)
+  return text
+}
+
 const serialize = (format: OutputFormat, value: unknown): string =>
-  format === "json" ? serializeJson(value) : format === "csv" ? toCsv(value) : toNdjson(value, serializeJson)
+  format === "json" ? serializeJson(value) : format === "csv" ? toCsv(value) : toNdjson(value, jsonTextOf)
 
 /** What an in-process `execute` gets: the status only, the value itself is returned unserialized. */
 const IN_PROCESS_OK: ShapedOutput = { status: 200, headers: Object.freeze({}), body: null }

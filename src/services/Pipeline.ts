@@ -48,6 +48,11 @@ export interface CallOptions extends PresetInputs {
   readonly request: ServeRequest
   readonly requestId: string
   readonly transport: QueryTransport
+  /**
+   * The transport's form of the (encoded) result, made within the execution as an HTTP body is: when
+   * it throws (a result with no JSON text), the execution fails with a 500 and is reported so.
+   */
+  readonly encode: (value: unknown) => unknown
 }
 
 /** How one endpoint execution ended: its (encoded) value, or the error its response would carry. */
@@ -143,28 +148,34 @@ export const makePipeline = (
   }
   compile()
 
-  /** The handler's value shaped for the wire (a value the format cannot hold fails) and reported. */
+  /**
+   * The handler's value shaped for the wire (a value the format cannot hold fails), or in the form
+   * another transport's `encode` gives it, and reported.
+   */
   const succeed = (
     compiled: CompiledEndpoint,
     ctx: RequestContext,
     record: ExecutionRecord | undefined,
     representation: Representation | undefined,
+    encode: CallOptions["encode"] | undefined,
     value: unknown
   ): MaybePromise<Settled> => {
     let output: MaybePromise<ShapedOutput>
+    let answer = value
     try {
       output = shapeOutput(compiled.plan, ctx, value, representation)
+      if (encode !== undefined) answer = encode(inProcessValue(value))
     } catch (thrown) {
       return fail(ctx, record, thrown)
     }
     return isPromiseLike(output)
-      ? Promise.resolve(output).then((shaped) => completed(ctx, record, value, shaped), (thrown: unknown) => fail(ctx, record, thrown))
-      : completed(ctx, record, value, output)
+      ? Promise.resolve(output).then((shaped) => completed(ctx, record, value, answer, shaped), (thrown: unknown) => fail(ctx, record, thrown))
+      : completed(ctx, record, value, answer, output)
   }
 
-  const completed = (ctx: RequestContext, record: ExecutionRecord | undefined, value: unknown, output: ShapedOutput): Settled => {
+  const completed = (ctx: RequestContext, record: ExecutionRecord | undefined, value: unknown, answer: unknown, output: ShapedOutput): Settled => {
     if (record !== undefined) lifecycle.completed(record, ctx.input, output.status, value, ctx.cacheStatus)
-    return { ok: true, value, ctx, output }
+    return { ok: true, value: answer, ctx, output }
   }
 
   const fail = (ctx: RequestContext, record: ExecutionRecord | undefined, thrown: unknown): Settled => {
@@ -180,7 +191,8 @@ export const makePipeline = (
     requestId: string,
     preset: PresetInputs | undefined,
     representation: Representation | undefined,
-    transport: QueryTransport | undefined
+    transport: QueryTransport | undefined,
+    encode?: CallOptions["encode"]
   ): MaybePromise<Settled> => {
     const ctx = new RequestContext(request, requestId, compiled.plan.info, null)
     let record: ExecutionRecord | undefined
@@ -205,11 +217,11 @@ export const makePipeline = (
     } catch (thrown) {
       return fail(ctx, record, thrown)
     }
-    if (!isPromiseLike(result)) return succeed(compiled, ctx, record, representation, result)
+    if (!isPromiseLike(result)) return succeed(compiled, ctx, record, representation, encode, result)
     return settleBeforeDeadline(
       result,
       request,
-      (value) => succeed(compiled, ctx, record, representation, value),
+      (value) => succeed(compiled, ctx, record, representation, encode, value),
       (thrown) => fail(ctx, record, thrown)
     )
   }
@@ -283,8 +295,8 @@ export const makePipeline = (
     call: (key, options) => {
       const compiled = byKey.get(key)
       if (compiled === undefined) return { ok: false, error: new NotFound({ message: `No endpoint named "${key}"` }) }
-      return andThen(execute(compiled, options.request, options.requestId, options, undefined, options.transport), (settled) =>
-        settled.ok ? { ok: true, value: inProcessValue(settled.value) } : settled)
+      return andThen(execute(compiled, options.request, options.requestId, options, undefined, options.transport, options.encode), (settled) =>
+        settled.ok ? { ok: true, value: settled.value } : settled)
     },
     cache: resultCacheControl(resultCache, (key) => byKey.has(key))
   }

@@ -80,6 +80,33 @@ describe("the one error mapping", () => {
     expect(response.body).not.toContain("10.0.0.1")
   })
 
+  it("a result with no JSON text (a function, a symbol, a toJSON giving undefined or throwing) is a 500 error, cached or not", async () => {
+    const seen: Array<string> = []
+    const results: Record<string, () => unknown> = {
+      aFunction: () => () => 1,
+      aSymbol: () => Symbol("x"),
+      toJsonUndefined: () => ({ toJSON: () => undefined }),
+      toJsonThrows: () => ({
+        toJSON: () => {
+          throw new Error("password=hunter2")
+        }
+      })
+    }
+    const api = defineServe({
+      resultCache: true,
+      hooks: { onError: (event) => seen.push(event.queryKey) },
+      queries: Object.fromEntries(
+        Object.entries(results).flatMap(([key, query]) => [[key, { query }], [`${key}Cached`, { cacheTtlMs: 60_000, query }]])
+      )
+    })
+    const keys = Object.keys(results).flatMap((key) => [key, `${key}Cached`])
+    for (const key of keys) {
+      const response = await api.handler({ method: "GET", path: `/api/analytics/${key}`, headers: {} })
+      expect([key, response.status, response.body]).toEqual([key, 500, '{"error":{"type":"INTERNAL_SERVER_ERROR","message":"An unexpected error occurred"}}'])
+    }
+    expect(seen).toEqual(keys)
+  })
+
   it("an unexpected error is a 500 that leaks nothing, while onError receives the raw error", async () => {
     const raw = new Error("SELECT * FROM secret_table WHERE password = 'hunter2'")
     const seen: Array<{ error: unknown; queryKey: string; requestId: string }> = []

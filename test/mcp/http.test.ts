@@ -230,6 +230,32 @@ describe("the MCP endpoint over HTTP", () => {
     expect(JSON.parse(formatQueryEventJSON({ ...event, transport: "http" })!)).not.toHaveProperty("transport")
   })
 
+  it("fails a tool whose result has no JSON text as its HTTP request fails: the 500 envelope, an error event, no message of the cause", async () => {
+    const events: Array<ServeQueryEvent> = []
+    const api = defineServe({
+      mcp: true,
+      queryLogging: (event) => events.push(event),
+      queries: {
+        aFunction: () => () => 1,
+        toJsonThrows: () => ({
+          toJSON: () => {
+            throw new Error("password=hunter2")
+          }
+        })
+      }
+    })
+    for (const name of ["aFunction", "toJsonThrows"]) {
+      const response = await mcpPost(api.handler, rpc("tools/call", { name }))
+      expect(response.body).not.toContain("hunter2")
+      expect(response.json.result).toEqual({
+        content: [{ type: "text", text: '{"error":{"type":"INTERNAL_SERVER_ERROR","message":"An unexpected error occurred"}}' }],
+        isError: true
+      })
+    }
+    expect(events.filter((event) => event.status !== "started").map((event) => [event.endpointKey, event.status, event.responseStatus, event.transport]))
+      .toEqual([["aFunction", "error", 500, "mcp"], ["toJsonThrows", "error", 500, "mcp"]])
+  })
+
   it("counts tool calls in the metrics, under the endpoint, like its HTTP requests", async () => {
     const api = defineServe({ mcp: true, metrics: { public: true }, queries: { ping: () => "pong" } })
     await mcpPost(api.handler, rpc("tools/call", { name: "ping" }))
