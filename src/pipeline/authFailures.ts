@@ -1,4 +1,4 @@
-import type { AuthFailureLimitOptions, ServeAuthContext } from "../domain/config.js"
+import type { AuthFailureLimitOptions, AuthStrategy, ServeAuthContext } from "../domain/config.js"
 import { RateLimited, type ServeError, toServeError } from "../domain/errors.js"
 import { clientAddress, type ServeRequest, trustedHopCount } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
@@ -111,24 +111,32 @@ export const limitAuthFailures = (
 ): AuthenticatorService => {
   if (options === undefined) return authenticator
   const guard = new AuthFailureGuard(options)
-  // At most one failure per HTTP request, and none once its credentials were accepted: an MCP request
-  // authenticates for itself, then for each tool it lists or calls (each endpoint's strategies, told
-  // that endpoint), all with the same credentials. A tool refused to credentials its MCP request was
-  // accepted with is no guess; several refusals of unknown credentials are one.
-  const settledRequests = new WeakSet<object>()
-  const settledKey = (request: ServeRequest): object => {
+  // At most one failure per HTTP request, and none for a refusal by strategies that accepted its
+  // credentials: an MCP request authenticates for itself, then for each tool it lists or calls (each
+  // endpoint's strategies, told that endpoint), all with the same credentials. A global key refused
+  // by a tool's endpoint (granted some endpoints only) is no guess; a refusal by a strategy of the
+  // endpoint's own, which never accepted them, is one, as it is on the endpoint's route.
+  const countedRequests = new WeakSet<object>()
+  const acceptedBy = new WeakMap<object, ReadonlyArray<AuthStrategy>>()
+  const requestKey = (request: ServeRequest): object => {
     const raw = request.raw
     return typeof raw === "object" && raw !== null ? raw : request
   }
-  const accepted = (request: ServeRequest, caller: ServeAuthContext | null): ServeAuthContext | null => {
-    if (caller !== null) settledRequests.add(settledKey(request))
+  const accepted = (request: ServeRequest, strategies: ReadonlyArray<AuthStrategy>, caller: ServeAuthContext | null): ServeAuthContext | null => {
+    if (caller === null) return caller
+    const key = requestKey(request)
+    const before = acceptedBy.get(key)
+    if (before === undefined) acceptedBy.set(key, strategies)
+    else if (before !== strategies) acceptedBy.set(key, [...new Set([...before, ...strategies])])
     return caller
   }
-  const counted = (request: ServeRequest, thrown: unknown): never => {
+  const counted = (request: ServeRequest, strategies: ReadonlyArray<AuthStrategy>, thrown: unknown): never => {
     if (isAuthFailure(toServeError(thrown))) {
-      const key = settledKey(request)
-      if (!settledRequests.has(key)) {
-        settledRequests.add(key)
+      const key = requestKey(request)
+      const trusted = acceptedBy.get(key)
+      const known = trusted !== undefined && strategies.every((strategy) => trusted.includes(strategy))
+      if (!known && !countedRequests.has(key)) {
+        countedRequests.add(key)
         guard.failed(request)
       }
     }
@@ -142,11 +150,11 @@ export const limitAuthFailures = (
       try {
         caller = authenticator.authenticate(strategies, request, endpoint)
       } catch (thrown) {
-        return counted(request, thrown)
+        return counted(request, strategies, thrown)
       }
       return isPromiseLike(caller)
-        ? Promise.resolve(caller).then((found) => accepted(request, found), (thrown: unknown) => counted(request, thrown))
-        : accepted(request, caller)
+        ? Promise.resolve(caller).then((found) => accepted(request, strategies, found), (thrown: unknown) => counted(request, strategies, thrown))
+        : accepted(request, strategies, caller)
     }
   }
 }

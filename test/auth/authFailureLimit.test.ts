@@ -193,6 +193,37 @@ describe("authFailureLimit and MCP", () => {
   })
 })
 
+describe("authFailureLimit and MCP, an endpoint with a strategy of its own", () => {
+  it("counts a guess at the endpoint's own credential through a tool, though the request's global key was accepted", async () => {
+    const api = defineServe({
+      mcp: true,
+      authFailureLimit: { max: 3, windowMs: 60_000 },
+      auth: apiKeyAuth({ keys: KEYS }),
+      queries: {
+        secrets: { auth: apiKeyAuth({ header: "x-admin-key", keys: { "admin-secret": { name: "admin" } } }), query: () => "secret" }
+      }
+    })
+    const server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false })
+    try {
+      const call = (id: number, adminKey: string) =>
+        fetch(`${server.url}/api/analytics/mcp`, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "x-api-key": "good-key", "x-admin-key": adminKey },
+          body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "secrets" } })
+        })
+      for (let id = 0; id < 3; id++) {
+        const refused = await call(id, `guess-${id}`)
+        expect([refused.status, (await refused.json()).result.isError]).toEqual([200, true])
+      }
+      // Three guesses used the address's failures: the right key comes too late, as on the route.
+      expect((await call(3, "admin-secret")).status).toBe(429)
+    } finally {
+      await server.stop()
+      await api.dispose()
+    }
+  })
+})
+
 const skip = redisUnavailable()
 
 describe.skipIf(skip !== undefined)("authFailureLimit over a shared Redis store", () => {
