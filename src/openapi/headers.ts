@@ -16,8 +16,9 @@ const integer = (description: string): HeaderObject => ({ description, schema: {
 export const RESPONSE_HEADERS: Readonly<Record<string, HeaderObject>> = {
   "X-Request-Id": text("Echoes a safe incoming x-request-id (or x-trace-id), otherwise a generated UUID."),
   "Cache-Control": text(
-    "How long the answer may be reused: `private, max-age=S` when it depends on the caller (auth or tenant), " +
-      "`public, max-age=S` otherwise, `no-store` when the endpoint's cache TTL is 0."
+    "How long the answer may be reused: `private, max-age=S` when it depends on the caller (auth or tenant; " +
+      "`private, no-cache` when its credentials cannot be named in Vary), `public, max-age=S` otherwise, " +
+      "`no-store` when the endpoint's cache TTL is 0."
   ),
   ETag: text(
     "Validator of the answer: strong, or weak (`W/`) when the answer was compressed. " +

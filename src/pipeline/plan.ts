@@ -5,6 +5,7 @@ import { joinPath } from "../domain/definition.js"
 import type { HttpMethod } from "../domain/http.js"
 import { type CompiledSchema, compileSchema } from "../domain/schema.js"
 import { compileTenant, type TenantPlan } from "../domain/tenant.js"
+import { credentialVary } from "./cache.js"
 import type { GuardPlan } from "./guards.js"
 import { type Invoker, toInvoker } from "./invoke.js"
 
@@ -18,6 +19,8 @@ export interface EndpointPlan extends GuardPlan {
   readonly tenant: TenantPlan | undefined
   /** `authFailureLimit` applies: the endpoint runs strategies, so its 401s are counted per address. */
   readonly countsAuthFailures: boolean
+  /** The credential headers a cached answer varies by ("" for none); null when a strategy does not say (see `credentialVary`). */
+  readonly credentialVary: string | null
   readonly input: CompiledSchema
   readonly output: CompiledSchema
   readonly middlewares: ReadonlyArray<ServeMiddleware>
@@ -82,6 +85,7 @@ export const compileEndpoint = (definition: ServeDefinition, key: string, config
     requiredScopes,
     tenant,
     countsAuthFailures: definition.authFailureLimit !== undefined && strategies.length > 0,
+    credentialVary: credentialVary(strategies),
     input: compileSchema(config.inputSchema, "input"),
     output: compileSchema(config.outputSchema, "output"),
     middlewares: [...definition.middlewares, ...((config.middlewares ?? []) as ReadonlyArray<ServeMiddleware>)],

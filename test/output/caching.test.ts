@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { fc, test } from "@fast-check/vitest"
-import { defineServe, type RunningServer } from "queryserve"
+import { apiKeyAuth, defineServe, type RunningServer, withSecurityScheme } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const rows = [{ region: "eu", total: 10 }]
@@ -15,7 +15,13 @@ describe("cache headers, ETag and 304 over a real server", () => {
     queries: {
       cached: { cacheTtlMs: 60_000, query: () => (calls++, rows) },
       big: { cacheTtlMs: 60_000, query: () => bigRows },
-      privateCached: { cacheTtlMs: 30_500, auth: () => ({ id: "u1" }), query: () => rows },
+      privateCached: { cacheTtlMs: 30_500, auth: apiKeyAuth({ keys: { k1: { id: "u1" } } }), query: () => rows },
+      customAuthCached: { cacheTtlMs: 30_500, auth: () => ({ id: "u1" }), query: () => rows },
+      documentedAuthCached: {
+        cacheTtlMs: 30_500,
+        auth: [withSecurityScheme(() => null, { type: "http", scheme: "bearer" }), apiKeyAuth({ header: "X-Team-Key", keys: { k2: { id: "u2" } } })],
+        query: () => rows
+      },
       tenantCached: { cacheTtlMs: 5_000, tenant: { extract: () => "t1" }, query: () => rows },
       noStore: { cacheTtlMs: 0, query: () => rows },
       uncached: () => rows,
@@ -65,7 +71,8 @@ describe("cache headers, ETag and 304 over a real server", () => {
   })
 
   it("is private when the endpoint requires auth or a tenant, no-store for 0, absent for null", async () => {
-    expect((await get("privateCached")).headers.get("cache-control")).toBe("private, max-age=30")
+    const keyed = await get("privateCached", { "x-api-key": "k1" })
+    expect([keyed.headers.get("cache-control"), keyed.headers.get("vary")]).toEqual(["private, max-age=30", "Accept, x-api-key, Origin"])
     expect((await get("tenantCached")).headers.get("cache-control")).toBe("private, max-age=5")
     const noStore = await get("noStore")
     expect(noStore.headers.get("cache-control")).toBe("no-store")
@@ -73,6 +80,15 @@ describe("cache headers, ETag and 304 over a real server", () => {
     const uncached = await get("uncached")
     expect(uncached.headers.get("cache-control")).toBeNull()
     expect(uncached.headers.get("etag")).toBeNull()
+  })
+
+  // A browser keys its own cache by URL and the Vary headers: an answer kept for one caller must not
+  // be given to the next one who signs in on that browser with other credentials.
+  it("varies a private answer by the headers its strategies read, and has it revalidated when a strategy does not say", async () => {
+    const documented = await get("documentedAuthCached", { "x-team-key": "k2" })
+    expect([documented.headers.get("cache-control"), documented.headers.get("vary")]).toEqual(["private, max-age=30", "Accept, Authorization, X-Team-Key, Origin"])
+    const custom = await get("customAuthCached")
+    expect([custom.headers.get("cache-control"), custom.headers.get("vary"), custom.headers.get("etag")]).toEqual(["private, no-cache", "Accept, Origin", etagOf(await custom.text())])
   })
 
   it("answers a matching If-None-Match with 304 and no body, keeping the validators", async () => {
