@@ -47,14 +47,19 @@ const sortedKeys = (record: object): Array<string> => {
   return keys
 }
 
+const HIDDEN_STATE = "the value holds state its text cannot show (a function, a symbol, a hidden field) and cannot be part of a cache key"
+
 const writeObject = (value: object, depth: number): string => {
   const record = value as Readonly<Record<string, unknown>>
+  const keys = sortedKeys(record)
+  // Symbol-keyed and non-enumerable fields are not in the text: two callers could differ only there.
+  if (Reflect.ownKeys(record).length !== keys.length) throw new TypeError(HIDDEN_STATE)
   let out = "{"
   let first = true
-  for (const key of sortedKeys(record)) {
+  for (const key of keys) {
     const field = record[key]
-    // As in JSON: an undefined or function-valued field is no field.
-    if (field === undefined || typeof field === "function" || typeof field === "symbol") continue
+    // As in JSON: an undefined field is no field.
+    if (field === undefined) continue
     out += `${first ? "" : ","}${quote(key)}=${write(field, depth + 1)}`
     first = false
   }
@@ -89,9 +94,11 @@ const write = (value: unknown, depth: number): string => {
       // two different values would get one text, and one caller another's entry.
       throw new TypeError("the value holds an object that is not plain data and cannot be part of a cache key")
     }
-    default:
-      // undefined, functions and symbols (in a list or on their own).
+    case "undefined":
       return "undefined"
+    default:
+      // A function's or symbol's text would be the same for all of them (a closure over a user id).
+      throw new TypeError(HIDDEN_STATE)
   }
 }
 
@@ -101,8 +108,9 @@ const write = (value: unknown, depth: number): string => {
  * and with the values JSON would merge kept apart (NaN and null, -0 and 0, a bigint and a number,
  * a Date and its ISO text). Throws for values nested deeper than 64 levels (a cycle) and for
  * objects other than plain objects (of Object.prototype, of null, or a parsed query string), arrays,
- * Dates, Maps and Sets (not their subclasses), whose text could not tell two values apart (a
- * Redacted, a class with #private fields): such a request is not cached.
+ * Dates, Maps and Sets (not their subclasses), and for functions, symbols and symbol-keyed or
+ * non-enumerable fields, whose text could not tell two values apart (a Redacted, a class with
+ * #private fields, a closure over a user id): such a request is not cached.
  */
 export const canonicalJson = (value: unknown): string => write(value, 0)
 

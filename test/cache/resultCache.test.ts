@@ -171,6 +171,31 @@ describe("result cache: keys only of values whose text tells them apart", () => 
     expect((await api.cache.stats()).entries).toBe(0)
   })
 
+  it("serves callers told apart only by a closure, a symbol-keyed or a non-enumerable field uncached, each their own answer", async () => {
+    const owner = Symbol("owner")
+    const callerOf = (kind: string, user: string): ServeAuthContext => {
+      if (kind === "closure") return { roles: ["user"], userId: () => user }
+      if (kind === "symbol") return { roles: ["user"], [owner]: user }
+      return Object.defineProperty({ roles: ["user"] }, "userId", { value: user, enumerable: false })
+    }
+    const userOf = (auth: ServeAuthContext): unknown => {
+      const record = auth as Record<string | symbol, unknown>
+      const id = record[owner] ?? record["userId"]
+      return typeof id === "function" ? id() : id
+    }
+    const api = defineServe({
+      resultCache: true,
+      auth: ({ request }) => callerOf(String(request.headers?.["x-kind"]), String(request.headers?.["x-user"])),
+      queries: { mine: { cacheTtlMs: 60_000, query: ({ ctx }: { ctx: { auth: ServeAuthContext } }) => ({ owner: userOf(ctx.auth) }) } }
+    })
+    for (const kind of ["closure", "symbol", "hidden"]) {
+      for (const user of ["alice", "bob", "alice", "bob"]) {
+        const answer = await api.handler(get("mine", {}, { "x-kind": kind, "x-user": user }))
+        expect([kind, answer.headers["x-cache"], JSON.parse(answer.body!)]).toEqual([kind, "MISS", { owner: user }])
+      }
+    }
+  })
+
   it("serves callers whose auth context holds a Redacted or is a class instance with #private state uncached, each their own answer", async () => {
     class Caller {
       readonly #user: string
