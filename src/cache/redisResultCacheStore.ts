@@ -36,11 +36,27 @@ const literalPattern = (text: string): string => text.replace(/[*?[\]\\]/g, "\\$
  */
 const entryText = (result: StoredResult, ttlMs: number): string => `@${result.expiresAt ?? Date.now() + ttlMs}\n${result.json}`
 
+/** Whether `text` is JSON: checked only for entries without an expiry line, which this store does not write any more. */
+const isJson = (text: string): boolean => {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The entry a GET answered, or a miss (which the next run overwrites): for a value that is no entry
+ * of ours (not JSON, an unreadable expiry line) and for one past its expiry time.
+ */
 const storedEntry = (reply: unknown): StoredResult | undefined => {
   if (typeof reply !== "string") return undefined
-  if (!reply.startsWith("@")) return new StoredResult(reply)
+  if (!reply.startsWith("@")) return isJson(reply) ? new StoredResult(reply) : undefined
   const end = reply.indexOf("\n")
-  return end < 0 ? undefined : new StoredResult(reply.slice(end + 1), Number(reply.slice(1, end)))
+  if (end < 0) return undefined
+  const expiresAt = Number(reply.slice(1, end))
+  return Number.isFinite(expiresAt) && expiresAt > Date.now() ? new StoredResult(reply.slice(end + 1), expiresAt) : undefined
 }
 
 const scanReply = (reply: unknown): { readonly cursor: string; readonly keys: ReadonlyArray<string> } => {

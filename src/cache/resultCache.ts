@@ -79,6 +79,11 @@ const invalidateFilterOf = (filter: unknown, isEndpoint: (key: string) => boolea
   if (typeof filter !== "object" || filter === null || Array.isArray(filter)) {
     throw new TypeError("api.cache.invalidate() takes { key?, tenantId? } or nothing")
   }
+  // A misspelt field, or one whose value is undefined (an id not set), would widen the filter to every entry.
+  for (const [name, value] of Object.entries(filter)) {
+    if (name !== "key" && name !== "tenantId") throw new TypeError(`api.cache.invalidate(): unknown filter field "${name}" (it takes key and tenantId)`)
+    if (value === undefined) throw new TypeError(`api.cache.invalidate(): ${name} is undefined; leave it out to drop every ${name === "key" ? "endpoint" : "tenant"}'s entries`)
+  }
   const { key, tenantId } = filter as { readonly key?: unknown; readonly tenantId?: unknown }
   if (key !== undefined && (typeof key !== "string" || !isEndpoint(key))) {
     throw new TypeError(`api.cache.invalidate(): ${JSON.stringify(key) ?? String(key)} is not an endpoint key of this API`)

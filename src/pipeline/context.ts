@@ -40,6 +40,10 @@ export class RequestContext {
   }
 
   setCacheTtl(ms: number | null): void {
+    // NaN or Infinity would go out as `max-age=NaN` and keep an entry for ever: a mistake to hear of.
+    if (ms !== null && !(typeof ms === "number" && ms >= 0 && ms < Infinity)) {
+      throw new TypeError(`ctx.setCacheTtl takes milliseconds (a finite number, 0 or more) or null, not ${String(ms)}`)
+    }
     this.cacheTtlOverride = ms
   }
 

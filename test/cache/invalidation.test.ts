@@ -60,6 +60,9 @@ describe("result cache: invalidation and stats", () => {
     ["a tenant id object", { tenantId: { id: "acme" } }, /tenantId must be/],
     ["a non-finite tenant id", { tenantId: Number.NaN }, /tenantId must be/],
     ["a key instead of a filter", "first", /takes \{ key\?, tenantId\? \} or nothing/],
+    ["a misspelt field", { tenant: "acme" }, /unknown filter field "tenant"/],
+    ["a tenant id that is undefined", { tenantId: undefined }, /tenantId is undefined; leave it out/],
+    ["a key that is undefined", { key: undefined, tenantId: "7" }, /key is undefined; leave it out/],
     ["null", null, /takes/]
   ])("rejects %s with a TypeError, whether the cache is on or off", async (_name, filter, message) => {
     const { api, fill } = makeApi()

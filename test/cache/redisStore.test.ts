@@ -49,11 +49,28 @@ describe.skipIf(skipReason !== undefined)("Redis result cache store against a re
     await eventually(async () => expect(await store.get(key("e:p:d2", "e"))).toBeUndefined())
   })
 
+  it("takes a value that is no entry of its own, or one past its expiry time, for a miss", async () => {
+    const later = Date.now() + 60_000
+    const values: Record<string, string> = {
+      notJson: "<html>not json",
+      expired: "@1\n[1]",
+      unreadableExpiry: "@soon\n[1]",
+      noExpiryLine: "@123",
+      legacyJson: "[1,2]",
+      current: `@${later}\n[3]`
+    }
+    for (const [id, value] of Object.entries(values)) await client.set(`t[1]*:f:p:${id}`, value)
+    const found: Record<string, string | undefined> = {}
+    for (const id of Object.keys(values)) found[id] = (await store.get(key(`f:p:${id}`, "f")))?.json
+    expect(found).toEqual({ notJson: undefined, expired: undefined, unreadableExpiry: undefined, noExpiryLine: undefined, legacyJson: "[1,2]", current: "[3]" })
+  })
+
   it("keeps each entry's expiry with its JSON, so a hit learns what is left with its one GET", async () => {
-    await store.set(key("e:p:x1", "e"), new StoredResult('{"a":1}', 1_700_000_005_000), 5_000)
+    const expiresAt = Date.now() + 5_000
+    await store.set(key("e:p:x1", "e"), new StoredResult('{"a":1}', expiresAt), 5_000)
     const read = await store.get(key("e:p:x1", "e"))
-    expect([read?.json, read?.expiresAt]).toEqual(['{"a":1}', 1_700_000_005_000])
-    expect(await client.get("t[1]*:e:p:x1")).toBe('@1700000005000\n{"a":1}')
+    expect([read?.json, read?.expiresAt]).toEqual(['{"a":1}', expiresAt])
+    expect(await client.get("t[1]*:e:p:x1")).toBe(`@${expiresAt}\n{"a":1}`)
     // Without an expiry of its own, the entry's is the TTL from now; a value of an earlier version has none.
     const before = Date.now()
     await store.set(key("e:p:x2", "e"), new StoredResult("[1]"), 5_000)

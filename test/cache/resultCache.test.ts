@@ -312,6 +312,12 @@ describe("result cache: what is never stored", () => {
     await api.handler(get("tuned"))
     expect(store.ttls).toEqual([5_000, 60_000])
     expect((await api.handler(get("tuned", { ttl: "5000" }))).headers["x-cache"]).toBe("HIT")
+    // A TTL that is no duration is the handler's mistake: a 500, nothing stored, no `max-age=NaN`.
+    for (const ttl of ["NaN", "Infinity", "-1"]) {
+      const answer = await api.handler(get("tuned", { ttl }))
+      expect([ttl, answer.status, answer.headers["cache-control"]]).toEqual([ttl, 500, undefined])
+    }
+    expect(store.ttls).toEqual([5_000, 60_000])
   })
 
   it("answers a hit's and a waiter's Cache-Control for what is left of the entry, as the run that stored it set its TTL", async () => {
