@@ -52,7 +52,9 @@ const openApiRoute = (path: string, build: () => unknown): StaticRoute => {
 }
 
 const docsRoutes = (pagePath: string, openapiPath: string, options: DocsOptions): ReadonlyArray<StaticRoute> => {
-  const scriptPath = `${pagePath}/${SCALAR_SCRIPT_NAME}`
+  const scriptPath = joinPath(pagePath, SCALAR_SCRIPT_NAME)
+  // The page's second spelling ends in a slash; a page at the root has only the one.
+  const slashPath = pagePath === "/" ? pagePath : `${pagePath}/`
   // One page per spelling of the path, with and without a trailing slash: its links are relative.
   // Only those two: every other target that reaches the page (`/api/x/../docs`, which a browser never
   // sends) gets one of them, so no request can make a page of its own, kept for good.
@@ -81,7 +83,7 @@ const docsRoutes = (pagePath: string, openapiPath: string, options: DocsOptions)
       path: pagePath,
       respond: (request) =>
         loadScalarScript().then((script) =>
-          andThen(pageFor(request.path.endsWith("/") ? `${pagePath}/` : pagePath, script), (page) => answerWithAsset(request, page))
+          andThen(pageFor(request.path.endsWith("/") ? slashPath : pagePath, script), (page) => answerWithAsset(request, page))
         )
     },
     { method: "GET", path: scriptPath, respond: (request) => loadScalarScript().then((script) => answerWithAsset(request, script)) }

@@ -88,6 +88,12 @@ describe("the API-reference page", () => {
     expect(links.openapi.pathname).toBe("/v1/spec/openapi.json")
     expect(links.script.pathname).toBe("/v1/reference/scalar.js")
     expect((await custom.handler(get(links.script.pathname))).status).toBe(200)
+    // A page at the root: its script is beside it at /scalar.js, and the root has one spelling.
+    const atRoot = defineServe({ basePath: "/", docs: { path: "/" }, queries: { a: () => 1 } })
+    const rootPage = await atRoot.handler(get("/"))
+    const rootLinks = linksOf(rootPage, "http://localhost/")
+    expect([rootLinks.script.pathname, rootLinks.openapi.pathname]).toEqual(["/scalar.js", "/openapi.json"])
+    expect((await atRoot.handler(get(rootLinks.script.pathname))).status).toBe(200)
     const disabled = defineServe({ docs: { enabled: false }, queries: { a: () => 1 } })
     expect((await disabled.handler(get("/api/analytics/docs"))).status).toBe(404)
     expect((await disabled.handler(get("/api/analytics/docs/scalar.js"))).status).toBe(404)
