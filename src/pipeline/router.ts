@@ -65,3 +65,24 @@ export const resolveDotSegments = (path: string): string | undefined => {
   }
   return `/${resolved.join("/")}`
 }
+
+/** The path with its percent-encoded characters decoded; undefined when none are, or the encoding is broken. */
+const decodePercents = (path: string): string | undefined => {
+  if (!path.includes("%")) return undefined
+  try {
+    return decodeURIComponent(path)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Another spelling of a path that missed: dot segments resolved (see `resolveDotSegments`), then
+ * percent-encoding decoded, as a key with spaces or other than ASCII letters is registered as written
+ * and sent encoded (`/api/analytics/revenue%20by%20region`); undefined when there is none.
+ */
+export const respelledPath = (path: string): string | undefined => {
+  const resolved = resolveDotSegments(path) ?? path
+  const decoded = decodePercents(resolved) ?? resolved
+  return decoded === path ? undefined : normalizePath(decoded)
+}

@@ -27,7 +27,7 @@ import { errorResponse, finishHeaders, type Settled, toResponse } from "../pipel
 import { compileRoutes, type EndpointPlan, type RoutePlan } from "../pipeline/plan.js"
 import { resolveRequestId } from "../pipeline/requestId.js"
 import { answerStatic, type StaticRoute } from "../pipeline/staticRoute.js"
-import { normalizePath, resolveDotSegments, Router } from "../pipeline/router.js"
+import { normalizePath, respelledPath, Router } from "../pipeline/router.js"
 import { EndpointStages, makeStageSteps, type PresetInputs } from "../pipeline/stages.js"
 import { tracedStages, tracingEnabled } from "../pipeline/tracing.js"
 import { Authenticator, type AuthenticatorService } from "./Authenticator.js"
@@ -236,12 +236,13 @@ export const makePipeline = (
       return { status: 204, headers: finishHeaders({}, requestId, preflight, undefined), body: null }
     }
     let target = router.find(method, path)
+    let routedPath = path
     if (target === undefined) {
-      const resolved = resolveDotSegments(path)
-      if (resolved !== undefined) target = router.find(method, normalizePath(resolved))
+      const respelled = respelledPath(path)
+      if (respelled !== undefined) target = router.find(method, (routedPath = respelled))
     }
     if (target === undefined) {
-      const allow = router.allowed(path)
+      const allow = router.allowed(routedPath)
       const error = allow === undefined
         ? new NotFound({ message: `No route for ${method} ${path}` })
         : new NotFound({ message: `Method ${method} is not allowed on ${path}`, allow })

@@ -10,6 +10,7 @@ const api = defineServe({
   cors: { origin: ["https://app.example"] },
   queries: {
     report: ({ input }: { input: unknown }) => ({ received: input }),
+    "revenue by région": () => "reached",
     echo: { method: "POST", query: ({ input }: { input: unknown }) => ({ received: input }) }
   }
 })
@@ -71,6 +72,16 @@ describe("request targets", () => {
       expect(await viaNode(`GET ${path} HTTP/1.1\r\nHost: x.test\r\n`)).toEqual(expected)
     }
   )
+
+  it("reaches a key with a space or a letter beyond ASCII by its percent-encoded path, which is how clients send it", async () => {
+    const path = `/api/analytics/${encodeURIComponent("revenue by région")}`
+    const expected = { status: 200, body: '"reached"' }
+    expect(await answerOf(await viaFetch(new Request(`http://x.test${path}`)))).toEqual(expected)
+    expect(await viaNode(`GET ${path} HTTP/1.1\r\nHost: x.test\r\n`)).toEqual(expected)
+    // A method the route does not take is still told what it does take.
+    expect((await viaNode(`DELETE ${path} HTTP/1.1\r\nHost: x.test\r\n`)).status).toBe(405)
+    expect((await viaNode("GET /api/analytics/revenue%20by%ZZ HTTP/1.1\r\nHost: x.test\r\n")).status).toBe(404)
+  })
 
   it("does not resolve its way out of a 404: a path that resolves to no route is still one", async () => {
     expect((await viaNode("GET /api/analytics/report/../../secret HTTP/1.1\r\nHost: x.test\r\n")).status).toBe(404)
