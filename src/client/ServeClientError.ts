@@ -1,6 +1,9 @@
 import type { ErrorEnvelope } from "../domain/envelope.js"
 
-/** An error response seen by `createClient`: its status and, when the server sent one, its ErrorEnvelope. */
+/**
+ * An error response seen by `createClient`, or a success whose body is not JSON: its status and, when
+ * the server sent one, its ErrorEnvelope.
+ */
 export class ServeClientError extends Error {
   readonly _tag = "ServeClientError" as const
 
@@ -9,9 +12,11 @@ export class ServeClientError extends Error {
     /** Undefined when the body was not an ErrorEnvelope (for example a proxy's own error page). */
     readonly envelope: ErrorEnvelope | undefined,
     /** The response's X-Request-Id, to find the request in the server's logs. */
-    readonly requestId: string | undefined
+    readonly requestId: string | undefined,
+    /** Default: the envelope's message, else `HTTP <status>`. */
+    message?: string
   ) {
-    super(envelope?.error.message ?? `HTTP ${status}`)
+    super(message ?? envelope?.error.message ?? `HTTP ${status}`)
     this.name = "ServeClientError"
   }
 

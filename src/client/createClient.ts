@@ -14,7 +14,7 @@ export interface ClientOptions<TQueries> {
   readonly headers?: HeadersSource
   /**
    * The HTTP method of queries that are not GET. Those not listed are looked up once, on the first
-   * call, in the API's OpenAPI document at `baseUrl + openapiPath`.
+   * call, in the API's OpenAPI document at `baseUrl + openapiPath`; when that answers 404, they are GET.
    */
   readonly methods?: { readonly [K in keyof TQueries]?: HttpMethod }
   /** Default "/openapi.json", the server's default `openapi.path`. */
@@ -39,8 +39,28 @@ type QueriesOf<TApi> = TApi extends { readonly queries: infer Q } ? Q : never
 
 const QUERY_STRING_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "DELETE"])
 
-const paramText = (value: unknown): string =>
-  value instanceof Date ? value.toISOString() : typeof value === "object" && value !== null ? JSON.stringify(value) : String(value)
+const unsendable = (name: string, what: string, remedy: string): TypeError =>
+  new TypeError(`createClient: input field "${name}" ${what}, which a query string cannot carry; ${remedy}`)
+
+const kindOf = (value: unknown): string =>
+  typeof value === "number" ? String(value)
+  : value instanceof Date ? "an invalid Date"
+  : Array.isArray(value) ? "a list inside a list"
+  : typeof value === "object" ? "an object"
+  : `a ${typeof value}`
+
+/**
+ * One value as text the server's query-string coercion reads back as it was: a text, a finite number,
+ * a boolean, a Date (ISO text). Anything else would arrive changed, so it is refused, not sent.
+ */
+const paramText = (name: string, value: unknown): string => {
+  if (typeof value === "string") return value
+  if (typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value))) return String(value)
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString()
+  // The text "null" stays a text wherever the field also accepts texts (a nullable string or Date).
+  if (value === null) throw unsendable(name, "is null", "leave the field out, or send null with a POST query")
+  throw unsendable(name, `is ${kindOf(value)}`, "send structured input with a POST query (its input is a JSON body)")
+}
 
 /** `{ a: 1, ids: [1, 2] }` → `?a=1&ids=1&ids=2`: lists repeat their key, as the server reads them. */
 const queryString = (input: unknown): string => {
@@ -49,10 +69,41 @@ const queryString = (input: unknown): string => {
   const params = new URLSearchParams()
   for (const [name, value] of Object.entries(input)) {
     if (value === undefined) continue
-    for (const item of Array.isArray(value) ? value : [value]) params.append(name, paramText(item))
+    const items: ReadonlyArray<unknown> = Array.isArray(value) ? value : [value]
+    // An empty list would send no key at all: the server would see the field missing.
+    if (items.length === 0) throw unsendable(name, "is an empty list", "leave the field out, or send [] with a POST query")
+    for (const item of items) params.append(name, paramText(name, item))
   }
   const text = params.toString()
   return text.length === 0 ? "" : `?${text}`
+}
+
+const requestIdOf = (response: Response): string | undefined => response.headers.get("x-request-id") ?? undefined
+
+/**
+ * A 2xx body as JSON. One that is not (a proxy's login page, or a redirect fetch followed to one) is
+ * a ServeClientError saying what `answer` was and what came instead.
+ */
+const parseAnswer = (response: Response, text: string, answer: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    const contentType = response.headers.get("content-type") ?? "no content-type"
+    const redirected = response.redirected ? `, after a redirect to ${response.url}` : ""
+    const message = `${answer} (HTTP ${response.status}) is not JSON: ${contentType}${redirected}`
+    throw new ServeClientError(response.status, undefined, requestIdOf(response), message)
+  }
+}
+
+/** `promise`, or the signal's reason once it aborts. The promise itself goes on: other calls may share it. */
+const untilAborted = <A>(promise: Promise<A>, signal: AbortSignal | undefined): Promise<A> => {
+  if (signal === undefined) return promise
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<A>((resolve, reject) => {
+    const abort = () => reject(signal.reason)
+    signal.addEventListener("abort", abort, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort))
+  })
 }
 
 interface OpenApiPaths {
@@ -62,7 +113,8 @@ interface OpenApiPaths {
 /**
  * A typed client for an API defined with `defineServe`: `createClient<typeof api>({ baseUrl })`, then
  * `await client.revenue({ from: "2024-01-01" })`. GET, HEAD and DELETE queries send their input as a
- * query string, the others as a JSON body; an error response throws a `ServeClientError`. A query
+ * query string (refusing, with a TypeError, values it cannot carry), the others as a JSON body; an error
+ * response, or a success that is not JSON, throws a `ServeClientError`. A query
  * named `then` cannot be called this way: the client is not a promise.
  */
 export const createClient = <TApi extends { readonly queries: ServeQueriesMap }>(
@@ -72,17 +124,24 @@ export const createClient = <TApi extends { readonly queries: ServeQueriesMap }>
   const baseUrl = options.baseUrl.replace(/\/+$/, "")
   const listed = (options.methods ?? {}) as Readonly<Record<string, HttpMethod | undefined>>
   const documentUrl = baseUrl + (options.openapiPath ?? "/openapi.json")
-  let documented: Promise<ReadonlyMap<string, HttpMethod>> | undefined
+  let documented: Promise<ReadonlyMap<string, HttpMethod> | undefined> | undefined
 
   const baseHeaders = (): HeadersInit | Promise<HeadersInit> =>
     typeof options.headers === "function" ? options.headers() : options.headers ?? {}
 
-  const readDocument = async (): Promise<ReadonlyMap<string, HttpMethod>> => {
+  /** Each operation's method, from the OpenAPI document; undefined when the server publishes none (404). */
+  const readDocument = async (): Promise<ReadonlyMap<string, HttpMethod> | undefined> => {
     const response = await fetchImpl(documentUrl, { headers: await baseHeaders() })
     const text = await response.text()
-    if (!response.ok) throw new ServeClientError(response.status, parseErrorEnvelope(text), response.headers.get("x-request-id") ?? undefined)
+    if (response.status === 404) return undefined
+    if (!response.ok) {
+      const envelope = parseErrorEnvelope(text)
+      const message = `Loading the OpenAPI document ${documentUrl} failed: ${envelope?.error.message ?? `HTTP ${response.status}`}`
+      throw new ServeClientError(response.status, envelope, requestIdOf(response), message)
+    }
+    const document = parseAnswer(response, text, `The OpenAPI document ${documentUrl}`) as OpenApiPaths
     const methods = new Map<string, HttpMethod>()
-    for (const pathItem of Object.values((JSON.parse(text) as OpenApiPaths).paths ?? {})) {
+    for (const pathItem of Object.values(document.paths ?? {})) {
       for (const [method, operation] of Object.entries(pathItem)) {
         if (typeof operation.operationId === "string") methods.set(operation.operationId, method.toUpperCase() as HttpMethod)
       }
@@ -90,21 +149,24 @@ export const createClient = <TApi extends { readonly queries: ServeQueriesMap }>
     return methods
   }
 
-  const methodOf = async (key: string): Promise<HttpMethod> => {
+  const methodOf = async (key: string, signal: AbortSignal | undefined): Promise<HttpMethod> => {
     const method = listed[key]
     if (method !== undefined) return method
-    // A failed lookup is not kept: the next call tries again.
+    // A 404 is kept (the server does not publish the document); any other failure is not: the next call tries again.
     documented ??= readDocument().catch((error: unknown) => {
       documented = undefined
       throw error
     })
-    const found = (await documented).get(key)
+    const methods = await untilAborted(documented, signal)
+    // Without a document, `methods` lists every query that is not GET.
+    if (methods === undefined) return "GET"
+    const found = methods.get(key)
     if (found === undefined) throw new Error(`createClient: "${key}" is not an operation of ${documentUrl}`)
     return found
   }
 
   const call = async (key: string, input: unknown, callOptions: CallOptions = {}): Promise<unknown> => {
-    const method = await methodOf(key)
+    const method = await methodOf(key, callOptions.signal)
     const headers = new Headers(await baseHeaders())
     new Headers(callOptions.headers).forEach((value, name) => headers.set(name, value))
     const inQueryString = QUERY_STRING_METHODS.has(method)
@@ -117,8 +179,8 @@ export const createClient = <TApi extends { readonly queries: ServeQueriesMap }>
       signal: callOptions.signal
     })
     const text = await response.text()
-    if (!response.ok) throw new ServeClientError(response.status, parseErrorEnvelope(text), response.headers.get("x-request-id") ?? undefined)
-    return text.length === 0 ? undefined : JSON.parse(text)
+    if (!response.ok) throw new ServeClientError(response.status, parseErrorEnvelope(text), requestIdOf(response))
+    return text.length === 0 ? undefined : parseAnswer(response, text, `The answer of ${method} ${baseUrl}/${path}`)
   }
 
   const callers = new Map<string, (input?: unknown, callOptions?: CallOptions) => Promise<unknown>>()

@@ -23,7 +23,19 @@ const queries = {
   conflict: query.query((): string => {
     throw new ServeHttpError(409, "CONFLICT", "The name is taken", { details: { name: "ada" } })
   }),
-  ping: query.query(() => "pong")
+  ping: query.query(() => "pong"),
+  echo: query
+    .input(z.object({
+      text: z.string().optional(),
+      count: z.number().optional(),
+      flag: z.boolean().optional(),
+      since: z.coerce.date().optional(),
+      tags: z.array(z.string()).optional(),
+      ids: z.array(z.number()).optional(),
+      note: z.string().nullable().optional(),
+      filter: z.object({ region: z.string() }).optional()
+    }))
+    .query(({ input }) => input)
 }
 
 /** A fetch that records each request's method and URL before passing it on. */
@@ -111,17 +123,94 @@ describe("createClient against a server on loopback", () => {
     await expect(client.ping()).rejects.toMatchObject({ status: 502, envelope: undefined, message: "HTTP 502" })
   })
 
-  it("needs `methods` when the OpenAPI route is turned off", async () => {
+  it("takes every query not in `methods` as GET, asking once, when the OpenAPI document answers 404", async () => {
     const hidden = defineServe({ openapi: { enabled: false }, queries })
     const hiddenServer = await hidden.start({ port: 0, hostname: "127.0.0.1" })
     try {
       const hiddenUrl = `${hiddenServer.url}/api/analytics`
-      await expect(createClient<typeof hidden>({ baseUrl: hiddenUrl }).createNote({ text: "a" })).rejects.toMatchObject({ status: 404 })
-      const client = createClient<typeof hidden>({ baseUrl: hiddenUrl, methods: { createNote: "POST" } })
+      const recording = recordingFetch()
+      const client = createClient<typeof hidden>({ baseUrl: hiddenUrl, fetch: recording.fetchImpl, methods: { createNote: "POST" } })
+      await expect(client.ping()).resolves.toBe("pong")
+      await expect(client.rows({ from: "x" })).resolves.toHaveLength(1)
       await expect(client.createNote({ text: "a" })).resolves.toMatchObject({ id: 7 })
+      expect(recording.seen).toEqual([
+        "GET /api/analytics/openapi.json",
+        "GET /api/analytics/ping",
+        "GET /api/analytics/rows",
+        "POST /api/analytics/createNote"
+      ])
+      // Not listed, a POST query is asked with GET: the server says which methods it allows.
+      await expect(createClient<typeof hidden>({ baseUrl: hiddenUrl }).createNote({ text: "a" })).rejects.toMatchObject({ status: 405 })
     } finally {
       await hiddenServer.stop()
     }
+  })
+
+  it("rejects a call whose OpenAPI document fails to load with a ServeClientError naming it, and tries again on the next", async () => {
+    let documentRequests = 0
+    const unavailableOnce: typeof fetch = async (input, init) =>
+      String(input).endsWith("/openapi.json") && documentRequests++ === 0
+        ? Response.json({ error: { type: "UNAVAILABLE", message: "Down for maintenance" } }, { status: 503 })
+        : fetch(input, init)
+    const client = createClient<typeof api>({ baseUrl, fetch: unavailableOnce })
+    const failure = await client.createNote({ text: "a" }).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(ServeClientError)
+    expect(failure).toMatchObject({ status: 503, type: "UNAVAILABLE", message: `Loading the OpenAPI document ${baseUrl}/openapi.json failed: Down for maintenance` })
+    await expect(client.createNote({ text: "a" })).resolves.toMatchObject({ id: 7 })
+    expect(documentRequests).toBe(2)
+  })
+
+  it("sends what a query string carries as it is, and refuses, naming the field, what it would change", async () => {
+    const recording = recordingFetch()
+    const client = createClient<typeof api>({ baseUrl, fetch: recording.fetchImpl, methods: { echo: "GET" } })
+    const since = new Date(Date.UTC(2024, 1, 29, 12, 30))
+    await expect(client.echo({ text: "a b+c&d=e#f?g/h%20ü 😀", count: -1.5, flag: false, since, tags: ["x y", "a,b"], ids: [3] }))
+      .resolves.toEqual({ text: "a b+c&d=e#f?g/h%20ü 😀", count: -1.5, flag: false, since: since.toISOString(), tags: ["x y", "a,b"], ids: [3] })
+    await expect(client.echo({ note: "null" })).resolves.toEqual({ note: "null" })
+    const refusals: Array<[input: Parameters<typeof client.echo>[0], message: RegExp]> = [
+      [{ filter: { region: "eu" } }, /"filter" is an object.*POST query/],
+      [{ note: null }, /"note" is null.*leave the field out/],
+      [{ ids: [] }, /"ids" is an empty list.*leave the field out/],
+      [{ count: Number.NaN }, /"count" is NaN/],
+      [{ tags: [["a"]] as never }, /"tags" is a list inside a list/]
+    ]
+    for (const [input, message] of refusals) {
+      const refused = await client.echo(input).catch((error: unknown) => error)
+      expect(refused).toBeInstanceOf(TypeError)
+      expect((refused as TypeError).message).toMatch(message)
+    }
+    expect(recording.seen).toHaveLength(2)
+  })
+
+  it("reports a 2xx answer that is not JSON as a ServeClientError with its status and request id", async () => {
+    const loginPage: typeof fetch = async () =>
+      new Response("<html>Sign in</html>", { status: 200, headers: { "content-type": "text/html", "x-request-id": "r-1" } })
+    const client = createClient<typeof api>({ baseUrl, fetch: loginPage, methods: { ping: "GET" } })
+    const failure = await client.ping().catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(ServeClientError)
+    expect(failure).toMatchObject({ status: 200, requestId: "r-1", envelope: undefined, message: expect.stringMatching(/is not JSON: text\/html$/) })
+    await expect(createClient<typeof api>({ baseUrl, fetch: loginPage }).ping())
+      .rejects.toMatchObject({ status: 200, message: expect.stringMatching(/^The OpenAPI document .* is not JSON/) })
+  })
+
+  it("aborts a call's wait for the OpenAPI document with its signal, leaving the load to other calls", async () => {
+    let releaseDocument = () => {}
+    const documentHeld = new Promise<void>((resolve) => (releaseDocument = resolve))
+    const slowDocument: typeof fetch = async (input, init) => {
+      if (String(input).endsWith("/openapi.json")) await documentHeld
+      return fetch(input, init)
+    }
+    const client = createClient<typeof api>({ baseUrl, fetch: slowDocument })
+    const controller = new AbortController()
+    const reason = new Error("gave up")
+    const aborted = client.ping(undefined, { signal: controller.signal }).catch((error: unknown) => error)
+    const waiting = client.ping()
+    controller.abort(reason)
+    const stillWaiting = new Promise((resolve) => setTimeout(() => resolve("still waiting"), 200))
+    const settled = await Promise.race([aborted, stillWaiting])
+    releaseDocument()
+    expect(settled).toBe(reason)
+    await expect(waiting).resolves.toBe("pong")
   })
 
   it("is not mistaken for a promise", async () => {
