@@ -229,7 +229,10 @@ export interface OpenApiOptions {
 }
 
 export interface CorsOptions {
-  /** Allowed origins: `"*"` (default), one origin, a list, or a predicate. */
+  /**
+   * Allowed origins: `"*"` (default), one origin, a list, or a predicate that returns `true`
+   * (synchronously) for the origins it allows; one that throws refuses that origin.
+   */
   readonly origin?: string | ReadonlyArray<string> | ((origin: string) => boolean)
   readonly methods?: ReadonlyArray<string>
   readonly allowedHeaders?: ReadonlyArray<string>

@@ -13,10 +13,28 @@ export interface CorsPlan {
 }
 
 /** undefined: every origin is allowed (no `origin`, or `*` alone or in a list). */
+/**
+ * The application's predicate, failing closed: it sees whatever a client puts in `Origin` (`null`,
+ * text that is no URL), and a throw there must refuse that origin, not end the request or the
+ * process. Only `true` allows: a promise (an async predicate) would otherwise allow every origin.
+ */
+const refusingOnThrow = (allows: (origin: string) => boolean): ((origin: string) => boolean) => {
+  let reported = false
+  return (candidate) => {
+    try {
+      return allows(candidate) === true
+    } catch (error) {
+      if (!reported) console.error("[queryserve] cors.origin threw; such origins are refused (logged once)", error)
+      reported = true
+      return false
+    }
+  }
+}
+
 const originMatcher = (origin: CorsOptions["origin"]): ((origin: string) => boolean) | undefined => {
   if (origin === undefined || origin === "*" || (Array.isArray(origin) && origin.includes("*"))) return undefined
   if (typeof origin === "string") return (candidate) => candidate === origin
-  if (typeof origin === "function") return origin
+  if (typeof origin === "function") return refusingOnThrow(origin)
   const allowed = new Set(origin)
   return (candidate) => allowed.has(candidate)
 }

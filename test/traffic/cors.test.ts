@@ -1,5 +1,5 @@
 import { type CorsOptions, defineServe, rateLimit, type ServeRequest, startNodeServer } from "queryserve"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 
 const APP = "https://app.example.com"
 const OTHER = "https://evil.example.net"
@@ -74,6 +74,25 @@ describe("CORS", () => {
     expect((await call(predicate, "ping", { origin: OTHER })).headers["access-control-allow-origin"]).toBeUndefined()
 
     expect((await call(makeApi({ origin: "*" }), "ping", { origin: OTHER })).headers["access-control-allow-origin"]).toBe("*")
+  })
+
+  // `new URL("null")` throws: the usual predicate meets `Origin: null` from sandboxed frames and file pages.
+  it("refuses an origin its predicate throws for, or answers anything but true for, and answers the request", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {})
+    try {
+      const throwing = makeApi({ origin: (origin) => new URL(origin).hostname.endsWith(".example.com") })
+      for (const origin of ["null", "not a url", "null"]) {
+        const answer = await call(throwing, "ping", { origin })
+        expect([answer.status, answer.headers["access-control-allow-origin"], answer.headers.vary]).toEqual([200, undefined, "Origin"])
+      }
+      expect((await call(throwing, "ping", { origin: APP })).headers["access-control-allow-origin"]).toBe(APP)
+      expect(errors).toHaveBeenCalledTimes(1)
+      // An async predicate's promise is no `true`: it allows nothing rather than everything.
+      const asynchronous = makeApi({ origin: (async () => true) as unknown as (origin: string) => boolean })
+      expect((await call(asynchronous, "ping", { origin: OTHER })).headers["access-control-allow-origin"]).toBeUndefined()
+    } finally {
+      errors.mockRestore()
+    }
   })
 
   it("with credentials reflects an allowed origin and never sends `*`", async () => {
