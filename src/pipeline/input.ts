@@ -42,8 +42,9 @@ export const assertNestingDepth = (text: string): void => {
 
 /** `JSON.parse` whose objects never get a `__proto__` key; throws SyntaxError on malformed text. */
 export const parseJsonText = (text: string): unknown =>
-  // The reviver is slow; only pay for it when a body could smuggle a prototype key.
-  text.includes("__proto__") ? JSON.parse(text, dropPrototypeKeys) : JSON.parse(text)
+  // The reviver is slow; only pay for it when a body could smuggle a prototype key, spelled out or
+  // with escapes (`"\u005f_proto__"` is the same key).
+  text.includes("__proto__") || text.includes("\\u") ? JSON.parse(text, dropPrototypeKeys) : JSON.parse(text)
 
 const parseJson = (text: string): unknown => {
   assertNestingDepth(text)

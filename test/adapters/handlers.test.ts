@@ -61,6 +61,15 @@ describe("node adapter over a real server", () => {
     })
     expect(await response.json()).toEqual({ received: { nested: {}, ok: 1 } })
     expect(({} as { polluted?: boolean }).polluted).toBeUndefined()
+    // The same key written with escapes is the same key once parsed.
+    for (const key of ["\\u005f_proto__", "__pr\\u006fto__", "\\u005F\\u005Fproto\\u005F\\u005F"]) {
+      const escaped = await fetch(`${base}/echo`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: `{"${key}":{"polluted":true},"nested":{"${key}":{"polluted":true}},"ok":1}`
+      })
+      expect([key, await escaped.json()]).toEqual([key, { received: { nested: {}, ok: 1 } }])
+    }
   })
 
   it("rejects an unsupported content type with 400", async () => {
