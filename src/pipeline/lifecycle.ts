@@ -3,6 +3,7 @@ import type { ServeLifecycleHooks } from "../domain/config.js"
 import type { ServeError } from "../domain/errors.js"
 import type { QueryTransport, ServeQueryEvent } from "../domain/event.js"
 import type { ServeRequest } from "../domain/http.js"
+import { callObserver } from "../domain/observer.js"
 import type { ServeQueryLogger } from "../services/QueryLogger.js"
 
 /** The facts of one endpoint execution that events and hooks report. */
@@ -50,14 +51,9 @@ const withResult = <A extends object>(target: A, result: unknown): A & { readonl
   return completed as A & { readonly result: unknown }
 }
 
+/** A hook that fails (throws, or rejects) is reported and never changes the response. */
 const callHook = <A>(name: string, hook: ((arg: A) => void) | undefined, arg: A): void => {
-  if (hook === undefined) return
-  try {
-    hook(arg)
-  } catch (error) {
-    // A throwing hook is reported and never changes the response.
-    console.error(`[queryserve] ${name} hook threw`, error)
-  }
+  if (hook !== undefined) callObserver(`[queryserve] ${name} hook threw`, hook, arg)
 }
 
 /**

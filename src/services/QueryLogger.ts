@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import type { LoggedRequest, ServeQueryEvent } from "../domain/event.js"
+import { callObserver } from "../domain/observer.js"
 
 export type QueryEventListener = (event: ServeQueryEvent) => void
 
@@ -93,14 +94,8 @@ class ListenerSet implements ServeQueryLogger {
   }
 
   emit(event: ServeQueryEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event)
-      } catch (error) {
-        // A broken log sink must never change a response.
-        console.error("[queryserve] query logger listener threw", error)
-      }
-    }
+    // A broken log sink must never change a response.
+    for (const listener of this.listeners) callObserver("[queryserve] query logger listener threw", listener, event)
   }
 }
 

@@ -61,6 +61,27 @@ describe("lifecycle hooks over a real server", () => {
   })
 })
 
+describe("an async hook or log listener that rejects", () => {
+  it("is reported like a throwing one, not left an unhandled rejection that ends a process", async () => {
+    const report = vi.spyOn(console, "error").mockImplementation(() => {})
+    const down = async () => {
+      throw new Error("log sink down")
+    }
+    const api = defineServe({ queries, queryLogging: down, hooks: { onRequestStart: down, onRequestEnd: down, onError: down, onAuthFailure: down } })
+    try {
+      for (const key of ["revenue", "broken", "secret"]) await api.handler({ method: "GET", path: `/api/analytics/${key}`, headers: {} })
+      await vi.waitFor(() => {
+        for (const hook of ["onRequestStart", "onRequestEnd", "onError", "onAuthFailure"]) {
+          expect(report).toHaveBeenCalledWith(`[queryserve] ${hook} hook threw`, expect.objectContaining({ message: "log sink down" }))
+        }
+        expect(report).toHaveBeenCalledWith("[queryserve] query logger listener threw", expect.objectContaining({ message: "log sink down" }))
+      })
+    } finally {
+      report.mockRestore()
+    }
+  })
+})
+
 describe("a throwing hook", () => {
   it("is reported and never changes a response", async () => {
     const report = vi.spyOn(console, "error").mockImplementation(() => {})
