@@ -12,10 +12,24 @@ import type { ValidationIssue } from "./errors.js"
 export const formatParseIssues = (issue: ParseResult.ParseIssue): ReadonlyArray<ValidationIssue> => {
   const issues: Array<ValidationIssue> = []
   collect(issue, [], issues)
-  return issues
+  return capIssues(issues)
 }
 
+/**
+ * Issues listed in one answer. A body within the size limit can hold a bad value in each of 100,000
+ * list items: listing them all took seconds and tens of megabytes.
+ */
+export const MAX_LISTED_ISSUES = 100
+
+/** The first MAX_LISTED_ISSUES of `issues`, and one more saying that others were left out. */
+export const capIssues = (issues: ReadonlyArray<ValidationIssue>): ReadonlyArray<ValidationIssue> =>
+  issues.length <= MAX_LISTED_ISSUES
+    ? issues
+    : [...issues.slice(0, MAX_LISTED_ISSUES), { path: [], message: `more issues not listed (the first ${MAX_LISTED_ISSUES} are)` }]
+
 const collect = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>, out: Array<ValidationIssue>): void => {
+  // One past the cap is enough to know that some are left out.
+  if (out.length > MAX_LISTED_ISSUES) return
   switch (issue._tag) {
     case "Pointer":
       return collect(issue.issue, path.concat(issue.path), out)

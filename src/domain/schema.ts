@@ -9,7 +9,7 @@ import { type Coercion, compileCoercion } from "./coerce.js"
 import { effectJsonSchema } from "./effectJsonSchema.js"
 import { InternalError, ValidationError } from "./errors.js"
 import { compileFastDecoder, NO_MATCH } from "./fastDecode.js"
-import { formatParseIssues } from "./issueMessages.js"
+import { capIssues, formatParseIssues, MAX_LISTED_ISSUES } from "./issueMessages.js"
 import type { QueryParams } from "./http.js"
 import type { JsonSchema } from "./jsonSchema.js"
 import { type MaybePromise, andThen, isPromiseLike } from "./maybePromise.js"
@@ -79,22 +79,24 @@ const acceptsSync = (decode: CompiledSchema["decode"], value: unknown): boolean 
 }
 
 /**
- * A schema for "no input" (Effect `Schema.Void`/`Schema.Undefined`, zod `z.void()`/`z.undefined()`)
- * refuses the `{}` an empty query string reads as, and accepts `undefined`: such an endpoint is
- * given `undefined` when nothing was sent. Asked once, of the validator itself.
+ * A schema for "no input" (Effect `Schema.Undefined`, zod `z.void()`/`z.undefined()`) refuses the
+ * `{}` an empty query string reads as, and accepts `undefined`: such an endpoint is given
+ * `undefined` when nothing was sent. Asked once, of the validator itself. (Effect's `Schema.Void`
+ * accepts anything, `{}` too: it is known by its AST instead.)
  */
 const takesNoInput = (decode: CompiledSchema["decode"]): boolean => !acceptsSync(decode, {}) && acceptsSync(decode, undefined)
 
 /** Compiles the coercion on the first request that needs it, then reuses it. */
 const lazyCoercion = (
   jsonSchema: () => JsonSchema | undefined,
-  decode: CompiledSchema["decode"]
+  decode: CompiledSchema["decode"],
+  declaredVoid: boolean
 ): ((params: QueryParams) => unknown) => {
   let coercion: Coercion | null | undefined
   let noInput = false
   return (params) => {
     if (coercion === undefined) {
-      noInput = takesNoInput(decode)
+      noInput = declaredVoid || takesNoInput(decode)
       coercion = compileCoercion(jsonSchema()) ?? null
     }
     if (noInput && isEmpty(params)) return undefined
@@ -111,10 +113,11 @@ const withJsonSchema = (
   schema: object,
   role: SchemaRole,
   operations: Pick<CompiledSchema, "decode" | "encode">,
-  make: () => JsonSchema | undefined
+  make: () => JsonSchema | undefined,
+  declaredVoid = false
 ): CompiledSchema => {
   const jsonSchema = () => cachedJsonSchema(schema, role, make)
-  return { ...operations, jsonSchema, coerce: role === "input" ? lazyCoercion(jsonSchema, operations.decode) : identity }
+  return { ...operations, jsonSchema, coerce: role === "input" ? lazyCoercion(jsonSchema, operations.decode, declaredVoid) : identity }
 }
 
 const INPUT_MESSAGE = "Input failed validation"
@@ -155,7 +158,7 @@ const compileEffectSchema = (schema: Schema.Schema.AnyNoContext, role: SchemaRol
       if (isAsyncRequired(result.left)) return runAsync(ParseResult.encodeUnknown(schema, options)(value), unshapeable)
       throw unshapeable(result.left)
     }
-  }, () => effectJsonSchema(schema))
+  }, () => effectJsonSchema(schema), schema.ast._tag === "VoidKeyword")
 }
 
 const issuePath = (issue: StandardSchemaV1.Issue): ReadonlyArray<PropertyKey> =>
@@ -191,7 +194,10 @@ const compileStandardSchema = (schema: StandardSchemaV1, role: SchemaRole): Comp
   return withJsonSchema(schema, role, {
     decode: (value) =>
       check(value, (issues) =>
-        new ValidationError({ message: INPUT_MESSAGE, issues: issues.map((i) => ({ path: issuePath(i), message: i.message })) })),
+        new ValidationError({
+          message: INPUT_MESSAGE,
+          issues: capIssues(issues.slice(0, MAX_LISTED_ISSUES + 1).map((i) => ({ path: issuePath(i), message: i.message })))
+        })),
     encode: (value) => check(value, (issues) => new InternalError({ cause: new Error(`Output failed validation: ${issues[0]?.message}`) }))
   }, () => standardJsonSchema(schema, role))
 }

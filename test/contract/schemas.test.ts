@@ -88,6 +88,22 @@ describe.each(libraries)("$name as inputSchema and outputSchema", (library) => {
   })
 })
 
+describe("an input with more bad values than an answer lists", () => {
+  const rows = {
+    "Effect Schema": Schema.Struct({ rows: Schema.Array(Schema.Struct({ region: Schema.String, limit: Schema.Number })) }),
+    "zod 4": z.object({ rows: z.array(z.object({ region: z.string(), limit: z.number() })) })
+  }
+  it.each(Object.entries(rows))("%s: lists the first 100 issues and says that there are more", async (_name, inputSchema) => {
+    const api = defineServe({ queries: { load: { method: "POST", inputSchema, query: () => "loaded" } } })
+    const body = JSON.stringify({ rows: Array.from({ length: 5_000 }, () => ({})) })
+    const response = await api.handler(post("/api/analytics/load", body))
+    const issues = (bodyOf(response) as { error: { details: { issues: Array<{ path: Array<unknown>; message: string }> } } }).error.details.issues
+    expect([response.status, issues.length]).toEqual([400, 101])
+    expect(issues[0]!.path).toEqual(["rows", 0, "region"])
+    expect(issues[100]).toEqual({ path: [], message: "more issues not listed (the first 100 are)" })
+  })
+})
+
 describe("outputSchema shapes the result", () => {
   it("Effect Schema encodes it: transformations run backwards and undeclared fields are dropped", async () => {
     const api = defineServe({
