@@ -1,6 +1,7 @@
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as Effect from "effect/Effect"
 import type { ServeHandler } from "../domain/http.js"
+import { checkedBodyLimit } from "./transport.js"
 
 export interface HttpAppOptions {
   /** Largest accepted request body in bytes (default 1 MiB): 413 by Content-Length or while streaming. */
@@ -15,6 +16,8 @@ export interface HttpAppOptions {
  * The part of @effect/platform it uses is loaded when this is called, not when queryserve is imported.
  */
 export const toHttpApp = (api: { readonly handler: ServeHandler }, options: HttpAppOptions = {}): HttpApp.Default => {
+  // Checked now, where the mistake is made, not on the first request.
+  checkedBodyLimit(options)
   const loading = import("./effectApp.js")
   // Handled here so that an app never served reports nothing; its requests see the failure.
   loading.catch(() => undefined)

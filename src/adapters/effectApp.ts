@@ -10,7 +10,7 @@ import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import type { HttpAppOptions } from "./effect.js"
-import { adapterErrorResponse, concatBytes, DEFAULT_BODY_LIMIT, payloadTooLarge } from "./transport.js"
+import { adapterErrorResponse, checkedBodyLimit, concatBytes, payloadTooLarge } from "./transport.js"
 
 const METHODS_WITH_BODY: ReadonlySet<HttpMethod> = new Set(["POST", "PUT", "PATCH", "DELETE"])
 
@@ -51,7 +51,7 @@ const answer = (handler: ServeHandler, request: TransportRequest): Effect.Effect
 
 /** What `toHttpApp` serves once @effect/platform is loaded. */
 export const makeHttpApp = (api: { readonly handler: ServeHandler }, options: HttpAppOptions): HttpApp.Default => {
-  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const limit = checkedBodyLimit(options)
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const method = request.method
     const body: Effect.Effect<Uint8Array | undefined, unknown> = METHODS_WITH_BODY.has(method)

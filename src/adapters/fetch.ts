@@ -5,7 +5,7 @@ import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import { deadlineQueue, deliverInTime } from "./deadlines.js"
 import { toFetchResponse } from "./fetchResponse.js"
-import { adapterErrorResponse, concatBytes, DEFAULT_BODY_LIMIT, payloadTooLarge, type TransportOptions } from "./transport.js"
+import { adapterErrorResponse, checkedBodyLimit, concatBytes, payloadTooLarge, type TransportOptions } from "./transport.js"
 
 export type FetchHandlerOptions = TransportOptions
 
@@ -54,7 +54,7 @@ const readBody = async (request: Request, limit: number): Promise<Uint8Array | u
  * the Fetch API (Deno, Bun, edge platforms, Hono, Node behind an adapter). Same limits as the Node server.
  */
 export const createFetchHandler = (handler: ServeHandler, options: FetchHandlerOptions = {}): FetchHandler => {
-  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const limit = checkedBodyLimit(options)
   const deadlines = deadlineQueue(options.requestTimeout)
   const trustedHops = trustedHopCount(options.trustProxy)
 

@@ -9,7 +9,7 @@ import { type DeadlineQueue, deadlineQueue, deliverInTime } from "./deadlines.js
 import { writeResponse } from "./nodeResponse.js"
 import {
   adapterErrorResponse,
-  DEFAULT_BODY_LIMIT,
+  checkedBodyLimit,
   payloadTooLarge,
   type TransportOptions
 } from "./transport.js"
@@ -100,7 +100,7 @@ export const makeNodeListener = (
   options: NodeHandlerOptions,
   gate: RequestGate | undefined
 ): RequestListener => {
-  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const limit = checkedBodyLimit(options)
   const trustedHops = trustedHopCount(options.trustProxy)
   const cors = handler.corsHeaders
   const deadlines: DeadlineQueue | undefined = deadlineQueue(options.requestTimeout)

@@ -8,6 +8,7 @@ import { makeNodeListener, type RequestGate } from "./node.js"
 import { keepServingThroughUncaughtErrors } from "./processErrors.js"
 import { answerProtocolErrors } from "./protocolErrors.js"
 import {
+  checkServerOptions,
   DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,
   type NodeServerOptions,
   resolveHostname,
@@ -123,5 +124,7 @@ const startSingleServer = async (handler: ServeHandler, options: NodeServerOptio
  * timeouts and graceful shutdown. With `workers > 1` the calling process becomes a node:cluster
  * primary that forks the workers; each worker runs the same program and serves in its own process.
  */
-export const startNodeServer = (handler: ServeHandler, options: NodeServerOptions = {}): Promise<RunningServer> =>
-  (options.workers ?? 1) > 1 && cluster.isPrimary ? startClusterPrimary(options) : startSingleServer(handler, options)
+export const startNodeServer = async (handler: ServeHandler, options: NodeServerOptions = {}): Promise<RunningServer> => {
+  checkServerOptions(options)
+  return (options.workers ?? 1) > 1 && cluster.isPrimary ? startClusterPrimary(options) : startSingleServer(handler, options)
+}

@@ -1,5 +1,6 @@
 import type { Server } from "node:http"
 import type { NodeHandlerOptions } from "./node.js"
+import { checkMilliseconds } from "./transport.js"
 
 export interface NodeServerOptions extends NodeHandlerOptions {
   /** Default: the PORT environment variable, else 4000. 0 picks a free port. */
@@ -42,7 +43,23 @@ export const resolvePort = (port: number | undefined): number => {
   return process.env.PORT !== undefined && Number.isInteger(fromEnv) && fromEnv >= 0 ? fromEnv : 4000
 }
 
-export const resolveHostname = (hostname: string | undefined): string => hostname ?? process.env.HOST ?? "localhost"
+/** An empty name (an unset `HOST=`) would listen on every interface: it counts as none. */
+export const resolveHostname = (hostname: string | undefined): string => hostname || process.env.HOST || "localhost"
+
+/**
+ * Throws, saying what to change, for server options that could not work: node:http would throw
+ * after every answer for an Infinity keep-alive, a timer of NaN or past 2^31 ms fires at once (a
+ * drain that cuts every request), and a fractional worker count never reports ready.
+ */
+export const checkServerOptions = (options: NodeServerOptions): void => {
+  checkMilliseconds("gracefulShutdownTimeout", options.gracefulShutdownTimeout, `default ${DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT}`)
+  checkMilliseconds("keepAliveTimeout", options.keepAliveTimeout, "default 5000")
+  checkMilliseconds("headersTimeout", options.headersTimeout, "default 10000")
+  const workers = options.workers
+  if (workers !== undefined && !(Number.isInteger(workers) && workers >= 1)) {
+    throw new TypeError(`workers must be a whole number of processes, 1 or more, not ${String(workers)}`)
+  }
+}
 
 export const serverUrl = (hostname: string, port: number): string =>
   `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`

@@ -16,6 +16,32 @@ export interface TransportOptions {
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
 
+/** The longest delay a timer takes: Node runs a timer of more (or of NaN or Infinity) after 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647
+
+/**
+ * Throws, saying what to change, for a duration option that is not 0 to MAX_TIMER_MS milliseconds.
+ * A value read from an unset environment variable (`Number(undefined)`, NaN) would otherwise turn a
+ * protection off, or make its timer fire at once.
+ */
+export const checkMilliseconds = (name: string, value: number | undefined, meaning: string): void => {
+  if (value === undefined || (typeof value === "number" && value >= 0 && value <= MAX_TIMER_MS)) return
+  throw new TypeError(`${name} must be a number of milliseconds from 0 to ${MAX_TIMER_MS} (${meaning}), not ${String(value)}`)
+}
+
+/**
+ * The body limit of an adapter, after checking the options every adapter shares: NaN as a limit
+ * would let every body through (no size compares greater than NaN).
+ */
+export const checkedBodyLimit = (options: TransportOptions): number => {
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  if (!(typeof limit === "number" && limit >= 0)) {
+    throw new TypeError(`bodyLimit must be a number of bytes, 0 or more (default ${DEFAULT_BODY_LIMIT}; Infinity for none), not ${String(limit)}`)
+  }
+  checkMilliseconds("requestTimeout", options.requestTimeout, "0 for none; default 30000")
+  return limit
+}
+
 export const payloadTooLarge = (limit: number): PayloadTooLarge =>
   new PayloadTooLarge({ message: `The request body exceeds the limit of ${limit} bytes`, limitBytes: limit })
 

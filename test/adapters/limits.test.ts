@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { defineServe, type RunningServer, type ServeQueryEvent } from "queryserve"
+import { createFetchHandler, createNodeHandler, defineServe, type RunningServer, type ServeQueryEvent, toHttpApp } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openConnection, statusLines } from "../support/rawHttp.js"
 
@@ -232,6 +232,44 @@ describe("listening address", () => {
         if (value === undefined) delete process.env[name]
         else process.env[name] = value
       }
+    }
+  })
+})
+
+// Each of these, read from an environment variable that is not set (`Number(undefined)` is NaN), used
+// to switch a protection off or make a timer fire at once; each adapter now refuses it up front.
+describe("options that could not work", () => {
+  const api = defineServe({ queries: { ping: () => "pong" } })
+
+  it.each([
+    ["bodyLimit", { bodyLimit: Number.NaN }, /bodyLimit must be a number of bytes, 0 or more .* not NaN/],
+    ["bodyLimit", { bodyLimit: -1 }, /bodyLimit must be .* not -1/],
+    ["requestTimeout", { requestTimeout: Number.NaN }, /requestTimeout must be a number of milliseconds from 0 to 2147483647 .* not NaN/]
+  ])("refuses %s %o in every adapter", async (_name, options, message) => {
+    expect(() => createFetchHandler(api.handler, options)).toThrow(message)
+    expect(() => createNodeHandler(api.handler, options)).toThrow(message)
+    // toHttpApp has no request timeout of its own: the Effect server's.
+    if ("bodyLimit" in options) expect(() => toHttpApp(api, options)).toThrow(message)
+    await expect(api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, ...options })).rejects.toThrow(message)
+  })
+
+  it.each([
+    ["gracefulShutdownTimeout", { gracefulShutdownTimeout: Number.POSITIVE_INFINITY }, /gracefulShutdownTimeout must be a number of milliseconds .* not Infinity/],
+    ["gracefulShutdownTimeout", { gracefulShutdownTimeout: 2 ** 31 }, /gracefulShutdownTimeout must be .* not 2147483648/],
+    ["keepAliveTimeout", { keepAliveTimeout: Number.POSITIVE_INFINITY }, /keepAliveTimeout must be .* not Infinity/],
+    ["headersTimeout", { headersTimeout: Number.NaN }, /headersTimeout must be .* not NaN/],
+    ["workers", { workers: 1.5 }, /workers must be a whole number of processes, 1 or more, not 1.5/]
+  ])("refuses %s %o at start()", async (_name, options, message) => {
+    await expect(api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, ...options })).rejects.toThrow(message)
+  })
+
+  it("takes an empty hostname (HOST= unset in a shell) for none: localhost, not every interface", async () => {
+    const server = await api.start({ port: 0, hostname: "", handleSignals: false })
+    try {
+      expect(server.hostname).toBe("localhost")
+      expect(server.url).toBe(`http://localhost:${server.port}`)
+    } finally {
+      await server.stop()
     }
   })
 })
