@@ -144,6 +144,15 @@ export class EndpointStages {
 
   private runChain(ctx: RequestContext): MaybePromise<unknown> {
     const result = this.chain(ctx.asServeContext())
-    return this.encodeAfterChain ? andThen(result, this.plan.output.encode) : result
+    if (this.encodeAfterChain) return andThen(result, this.plan.output.encode)
+    return isPromiseLike(result) ? result.then((value) => this.encodedAnswer(ctx, value)) : this.encodedAnswer(ctx, result)
+  }
+
+  /**
+   * On a cached endpoint the cache stage encodes (and says HIT or MISS); an answer a middleware gave
+   * without calling `next()` never reached it, and is encoded here like any other endpoint's.
+   */
+  private encodedAnswer(ctx: RequestContext, value: unknown): unknown {
+    return ctx.cacheStatus === undefined ? this.plan.output.encode(value) : value
   }
 }

@@ -87,7 +87,8 @@ export const tracedStages = (
       return span("context", fromStep(() => steps.provideContext(plan, ctx, preset)))
     }),
     Effect.zipRight(chain),
-    Effect.flatMap((result) => (cache === undefined ? encode(result) : Effect.succeed(result))),
+    // A middleware's own answer on a cached endpoint never reached the cache stage, which encodes (see EndpointStages).
+    Effect.flatMap((result) => (cache === undefined || ctx.cacheStatus === undefined ? encode(result) : Effect.succeed(result))),
     Effect.withSpan("queryserve.request", {
       attributes: { ...attributes, "http.method": ctx.request.method, "url.path": ctx.request.path },
       parent: ctx.request instanceof TransportRequest ? ctx.request.traceParent : undefined

@@ -400,6 +400,25 @@ describe("result cache: the stages around it", () => {
     expect(seen[0]).not.toBe(seen[1])
   })
 
+  it.each([false, true])("encodes a middleware's own answer (no next()) by the output schema, as uncached (tracing %s)", async (tracing) => {
+    const Out = Schema.Struct({ id: Schema.Number, at: Schema.Date })
+    const answers: Record<string, unknown> = {
+      extraField: { id: 1, at: new Date("2025-01-01T00:00:00Z"), internalNote: "secret" },
+      invalid: { id: "not a number", at: "nope" }
+    }
+    const ownAnswer: ServeMiddleware = (ctx) => answers[String(ctx.request.headers?.["x-answer"])]
+    for (const cacheTtlMs of [undefined, 60_000]) {
+      const api = defineServe({
+        resultCache: true,
+        tracing,
+        queries: { item: { cacheTtlMs, outputSchema: Out, middlewares: [ownAnswer], query: () => ({ id: 2, at: new Date(0) }) } }
+      })
+      const extra = await api.handler(get("item", {}, { "x-answer": "extraField" }))
+      expect([cacheTtlMs, extra.status, extra.body]).toEqual([cacheTtlMs, 200, '{"id":1,"at":"2025-01-01T00:00:00.000Z"}'])
+      expect([cacheTtlMs, (await api.handler(get("item", {}, { "x-answer": "invalid" }))).status]).toEqual([cacheTtlMs, 500])
+    }
+  })
+
   it("checks authentication and guards before the cache: a cached answer never reaches a refused caller", async () => {
     const { runs, query } = counted()
     const api = defineServe({
