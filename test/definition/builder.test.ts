@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { defineServe, ServeHttpError, type ServeQueryEvent, type ServeRequest } from "queryserve"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 
 const get = (path: string, query: Record<string, string> = {}, headers: Record<string, string> = {}): ServeRequest => ({
   method: "GET",
@@ -71,6 +71,27 @@ describe("defineServe builder", () => {
     const response = await api.handler(get("/api/analytics/revenue", { region: "eu" }))
     expect(response.headers["x-wrapped"]).toBe("yes")
     expect(json(response.body)).toEqual({ region: "eu", total: 42, wrapped: true })
+  })
+
+  it("runs the query once when a middleware calls next() twice: the second call throws, a 500", async () => {
+    let runs = 0
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {})
+    const seen: Array<unknown> = []
+    const api = defineServe({
+      hooks: { onError: (event) => seen.push(event.error) },
+      queries: { count: () => ++runs }
+    })
+    api.use(async (_ctx, next) => {
+      await next()
+      return next()
+    })
+    try {
+      expect((await api.handler(get("/api/analytics/count"))).status).toBe(500)
+      expect(runs).toBe(1)
+      expect(String(seen[0])).toContain("A middleware called next() more than once")
+    } finally {
+      errors.mockRestore()
+    }
   })
 
   it("useAuth() adds a global strategy: endpoints then require credentials", async () => {
