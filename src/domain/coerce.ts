@@ -23,7 +23,11 @@ const scalarCoercion = (types: ReadonlySet<JsonType>): ValueCoercion | undefined
   const nullable = types.has("null")
   if (!numeric && !boolean && !nullable) return undefined
   return (text) => {
-    if (numeric && NUMERIC.test(text)) return Number(text)
+    if (numeric && NUMERIC.test(text)) {
+      // `1e400` is plain decimal text too, but no finite number: it stays text, like "Infinity".
+      const number = Number(text)
+      if (Number.isFinite(number)) return number
+    }
     if (boolean && (text === "true" || text === "false")) return text === "true"
     if (nullable && text === "null") return null
     return text
