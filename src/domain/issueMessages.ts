@@ -38,6 +38,7 @@ const collect = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>
     case "Transformation": {
       const message = annotatedMessage(issue)
       if (message !== undefined) return void out.push({ path, message })
+      if (issue._tag === "Transformation" && isRedacted(issue.ast.to)) return collectConcealed(issue.issue, path, out)
       if (issue._tag !== "Composite") return collect(issue.issue, path, out)
       const inner = (Array.isArray(issue.issues) ? issue.issues : [issue.issues]) as ReadonlyArray<ParseResult.ParseIssue>
       if (!AST.isUnion(issue.ast)) return inner.forEach((member) => collect(member, path, out))
@@ -58,6 +59,20 @@ const collect = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>
     case "Forbidden":
       return void out.push({ path, message: "could not be checked" })
   }
+}
+
+/** Effect's `Redacted` type (the target of `Schema.Redacted`), known by the description it declares. */
+const isRedacted = (ast: AST.AST): boolean =>
+  AST.isDeclaration(ast) && AST.getDescriptionAnnotation(ast).pipe(Option.exists((text) => text.startsWith("Redacted(")))
+
+/**
+ * The issues of a value meant to be redacted (a password, a token), without the value: a message
+ * goes back to the client, and into logs and `onError`.
+ */
+const collectConcealed = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>, out: Array<ValidationIssue>): void => {
+  const inner: Array<ValidationIssue> = []
+  collect(issue, path, inner)
+  for (const found of inner) out.push({ path: found.path, message: found.message.replace(/, got [\s\S]*$/, ", got a value that is not shown") })
 }
 
 /** A value of the wrong type altogether, as opposed to one that failed a check or has a bad part. */

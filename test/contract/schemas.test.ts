@@ -158,7 +158,8 @@ describe("validation messages of Effect Schema, in one style whichever check fai
           scale: Schema.optional(Schema.NumberFromString),
           day: Schema.optional(Day),
           ids: Schema.optional(Schema.Array(Schema.Number).pipe(Schema.minItems(2))),
-          custom: Schema.optional(Schema.String.pipe(Schema.filter((s) => s.startsWith("x") || "must start with x")))
+          custom: Schema.optional(Schema.String.pipe(Schema.filter((s) => s.startsWith("x") || "must start with x"))),
+          password: Schema.optional(Schema.Redacted(Schema.String.pipe(Schema.minLength(8))))
         }),
         query: () => 1
       }
@@ -199,6 +200,12 @@ describe("validation messages of Effect Schema, in one style whichever check fai
       { path: ["custom"], message: "must start with x" }
     ])
     for (const { message } of issues) expect(message).not.toMatch(/^Expected|actual|is missing|Unable to decode/)
+  })
+
+  it("says what a redacted field expected, never what was sent: the message reaches logs and onError too", async () => {
+    expect(await issuesFor({ amount: 1, password: "hunter2" })).toEqual([
+      { path: ["password"], message: "expected a string of at least 8 characters, got a value that is not shown" }
+    ])
   })
 
   it("says `is required` for a missing field, and keeps a message annotation as written", async () => {
