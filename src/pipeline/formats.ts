@@ -40,8 +40,9 @@ const qualityOf = (parameters: ReadonlyArray<string>): number => {
   for (const parameter of parameters) {
     const [name, value] = parameter.split("=")
     if (name?.trim().toLowerCase() === "q") {
+      // RFC 9110 caps q at 1: `text/csv;q=2` must not outrank a JSON asked for first.
       const q = Number(value)
-      return Number.isFinite(q) ? q : 0
+      return Number.isFinite(q) ? Math.min(1, Math.max(0, q)) : 0
     }
   }
   return 1

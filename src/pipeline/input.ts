@@ -78,6 +78,21 @@ const mediaTypeOf = (contentType: string): string => {
   return semicolon === -1 ? contentType : contentType.slice(0, semicolon).trimEnd()
 }
 
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/
+
+/**
+ * Bodies are read as UTF-8 (JSON's only encoding); one declared in another charset would be read
+ * wrongly without a word (`é` in Latin-1 becomes U+FFFD): refused instead.
+ */
+const assertUtf8 = (contentType: string): void => {
+  const charset = CHARSET.exec(contentType)?.[1]
+  if (charset === undefined || charset === "utf-8" || charset === "utf8") return
+  throw new ValidationError({
+    message: `Unsupported charset "${charset}": send the body in UTF-8`,
+    issues: [{ path: ["body"], message: "Unsupported charset" }]
+  })
+}
+
 /**
  * Where an endpoint's input comes from: the query string for GET/HEAD/DELETE, the body otherwise
  * (JSON or form-encoded; an empty body falls back to the query string). Query-string and form
@@ -92,6 +107,7 @@ export const readInput = (method: string, request: ServeRequest, coerce: (params
   // Media types are case-insensitive; parameters (charset) and spaces around them do not matter.
   const contentType = getHeader(request, "content-type")?.trim().toLowerCase()
   const mediaType = contentType === undefined ? undefined : mediaTypeOf(contentType)
+  if (contentType !== undefined && mediaType !== contentType) assertUtf8(contentType)
   if (mediaType === undefined || mediaType === "application/json" || mediaType.endsWith("+json")) return parseJson(text)
   if (mediaType === "application/x-www-form-urlencoded") return coerce(parseQueryString(text))
   throw new ValidationError({

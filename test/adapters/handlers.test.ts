@@ -88,6 +88,18 @@ describe("node adapter over a real server", () => {
     }
   })
 
+  it("reads a body declared UTF-8 (or with no charset), and refuses one in another charset rather than misread it", async () => {
+    const send = (contentType: string) =>
+      fetch(`${base}/echo`, { method: "POST", headers: { "content-type": contentType }, body: Buffer.from('{"city":"Zürich"}', "latin1") })
+    for (const utf8 of ["application/json; charset=utf-8", 'application/json; charset="UTF-8"', "application/json; charset=utf8"]) {
+      expect((await send(utf8)).status).toBe(200)
+    }
+    for (const other of ["application/json; charset=iso-8859-1", "application/x-www-form-urlencoded; charset=windows-1252"]) {
+      const refused = await send(other)
+      expect([other, refused.status, (await refused.json()).error.message]).toEqual([other, 400, expect.stringMatching(/^Unsupported charset ".+": send the body in UTF-8$/)])
+    }
+  })
+
   it("answers unknown routes with the 404 envelope", async () => {
     const response = await fetch(`${base}/missing`)
     expect(response.status).toBe(404)

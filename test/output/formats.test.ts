@@ -61,6 +61,9 @@ describe("CSV and NDJSON output over a real server", () => {
     expect(preferred.headers.get("content-type")).toMatch(/^text\/csv/)
     const jsonFirst = await get("rows", { accept: "text/csv;q=0.2, application/json" })
     expect(jsonFirst.headers.get("content-type")).toBe("application/json; charset=utf-8")
+    // q is at most 1: a CSV claiming more does not outrank the JSON asked for first.
+    const capped = await get("rows", { accept: "application/json, text/csv;q=2" })
+    expect(capped.headers.get("content-type")).toBe("application/json; charset=utf-8")
     const unknown = await get("rows", { accept: "text/html" })
     expect(unknown.headers.get("content-type")).toBe("application/json; charset=utf-8")
   })
