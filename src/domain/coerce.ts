@@ -1,5 +1,5 @@
 import type { QueryParams } from "./http.js"
-import { itemsOf, type JsonSchema, type JsonType, objectProperties, typesOf } from "./jsonSchema.js"
+import { itemsOf, type JsonSchema, objectProperties, stringLiteralsOf, typesOf } from "./jsonSchema.js"
 import { emptyRecord } from "./queryString.js"
 
 /**
@@ -15,14 +15,19 @@ type ParamCoercion = (value: string | ReadonlyArray<string>) => unknown
 // Plain decimal notation only: `Number()` would also accept "", " 1 ", "0x10" and "Infinity".
 const NUMERIC = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
 
-const scalarCoercion = (types: ReadonlySet<JsonType>): ValueCoercion | undefined => {
-  // A schema that accepts strings (or says nothing) takes the text as it is.
-  if (types.size === 0 || types.has("string")) return undefined
+const scalarCoercion = (schema: JsonSchema, root: JsonSchema): ValueCoercion | undefined => {
+  const types = typesOf(schema, root)
+  // A schema that accepts any string (or says nothing) takes the text as it is; one that accepts
+  // some texts only (`Int` or `"all"`) keeps those texts, and coerces the others.
+  if (types.size === 0) return undefined
+  const literals = types.has("string") ? stringLiteralsOf(schema, root) : undefined
+  if (types.has("string") && literals === undefined) return undefined
   const numeric = types.has("number") || types.has("integer")
   const boolean = types.has("boolean")
   const nullable = types.has("null")
   if (!numeric && !boolean && !nullable) return undefined
   return (text) => {
+    if (literals?.has(text)) return text
     if (numeric && NUMERIC.test(text)) {
       // `1e400` is plain decimal text too, but no finite number: it stays text, like "Infinity".
       const number = Number(text)
@@ -36,12 +41,12 @@ const scalarCoercion = (types: ReadonlySet<JsonType>): ValueCoercion | undefined
 
 const paramCoercion = (schema: JsonSchema, root: JsonSchema): ParamCoercion | undefined => {
   const types = typesOf(schema, root)
-  const scalar = scalarCoercion(types)
+  const scalar = scalarCoercion(schema, root)
   if (!types.has("array")) {
     return scalar === undefined ? undefined : (value) => (typeof value === "string" ? scalar(value) : value)
   }
   const items = itemsOf(schema, root)
-  const item: ValueCoercion = (items === undefined ? undefined : scalarCoercion(typesOf(items, root))) ?? ((text) => text)
+  const item: ValueCoercion = (items === undefined ? undefined : scalarCoercion(items, root)) ?? ((text) => text)
   // `?id=1` is a one-element list unless the schema also takes it as a scalar; a repeated key is always a list.
   const wrap = !types.has("string")
   const single: ValueCoercion = (text) => {

@@ -89,6 +89,22 @@ export const typesOf = (schema: JsonSchema, root: JsonSchema): ReadonlySet<JsonT
   return types
 }
 
+/**
+ * The texts a schema's string alternatives allow when each of them is a `const` or an `enum`
+ * (Effect's `Literal("all")` beside `Int`); undefined when one takes any string.
+ */
+export const stringLiteralsOf = (schema: JsonSchema, root: JsonSchema): ReadonlySet<string> | undefined => {
+  const literals = new Set<string>()
+  for (const alternative of alternatives(schema, root)) {
+    const resolved = dereference(alternative, root)
+    if (!ownTypes(resolved, root).includes("string")) continue
+    const values = "const" in resolved ? [resolved.const] : Array.isArray(resolved.enum) ? resolved.enum : undefined
+    if (values === undefined) return undefined
+    for (const value of values) if (typeof value === "string") literals.add(value)
+  }
+  return literals
+}
+
 /** The item schema of an array schema, taken from the first array alternative. */
 export const itemsOf = (schema: JsonSchema, root: JsonSchema): JsonSchema | undefined => {
   for (const alternative of alternatives(schema, root)) {

@@ -32,6 +32,19 @@ describe("query-string coercion driven by the input's JSON Schema", () => {
     expect(bodyOf(response)).toEqual({ limit: 10, ratio: -0.25, active: false, region: "42", threshold: null })
   })
 
+  it("coerces a number beside string literals (`Int` or `\"all\"`), keeping the literals' own texts", async () => {
+    for (const inputSchema of [
+      Schema.Struct({ limit: Schema.Union(Schema.Int, Schema.Literal("all", "none")) }),
+      z.object({ limit: z.union([z.number().int(), z.literal("all"), z.literal("none")]) })
+    ]) {
+      const limited = echo(inputSchema)
+      for (const [text, value] of [["5", 5], ["all", "all"], ["none", "none"]] as const) {
+        expect(bodyOf(await limited.handler(get("/api/analytics/echo", { limit: text })))).toEqual({ limit: value })
+      }
+      expect((await limited.handler(get("/api/analytics/echo", { limit: "some" }))).status).toBe(400)
+    }
+  })
+
   it("reads repeated keys as a list of numbers and a single value as a one-element list", async () => {
     expect(bodyOf(await api.handler(get("/api/analytics/echo", { ids: ["1", "2.5", "3e2"] })))).toEqual({ ids: [1, 2.5, 300] })
     expect(bodyOf(await api.handler(get("/api/analytics/echo", { ids: "7" })))).toEqual({ ids: [7] })
