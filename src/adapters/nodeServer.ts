@@ -2,7 +2,7 @@ import cluster from "node:cluster"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { ServeHandler } from "../domain/http.js"
-import { startClusterPrimary, stopOnPrimaryRequest } from "./cluster.js"
+import { reportFailedListen, startClusterPrimary, stopOnPrimaryRequest } from "./cluster.js"
 import { DEFAULT_REQUEST_TIMEOUT } from "./deadlines.js"
 import { makeNodeListener, type RequestGate } from "./node.js"
 import { keepServingThroughUncaughtErrors } from "./processErrors.js"
@@ -91,7 +91,7 @@ const startSingleServer = async (handler: ServeHandler, options: NodeServerOptio
   )
   server.keepAliveTimeout = options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT
   answerProtocolErrors(server, listener, handler.corsHeaders)
-  const port = await listen(server, resolvePort(options.port), hostname)
+  const port = await listen(server, resolvePort(options.port), hostname).catch(reportFailedListen)
 
   let stopped: Promise<void> | undefined
   const closed = new Promise<void>((resolve) => server.once("close", () => resolve()))

@@ -1,5 +1,7 @@
+import { createServer, type AddressInfo, type Server } from "node:net"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
+import { type ClusterProgram, startClusterProgram } from "../support/clusterProgram.js"
 import { getOnFreshConnection } from "../support/freshConnection.js"
 import { type ServerProcess, startServerProcess } from "../support/serverProcess.js"
 
@@ -17,9 +19,24 @@ const isAlive = (pid: number): boolean => {
 const pidOf = async (port: number): Promise<number> =>
   (JSON.parse((await getOnFreshConnection(port, "/api/analytics/pid")).body) as { pid: number }).pid
 
+const withinMs = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
+  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} took more than ${ms} ms`)), ms))])
+
+const listenOnFreePort = (): Promise<Server> =>
+  new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => resolve(server))
+  })
+
 describe("workers: 2 (node:cluster, server in a child process)", () => {
   let primary: ServerProcess | undefined
-  afterEach(() => primary?.kill())
+  let program: ClusterProgram | undefined
+  let blocker: Server | undefined
+  afterEach(() => {
+    primary?.kill()
+    program?.kill()
+    blocker?.close()
+    primary = program = blocker = undefined
+  })
 
   it("serves from two worker processes on one port and stops them all on SIGTERM", async () => {
     primary = await startServerProcess(clusterServer)
@@ -31,5 +48,31 @@ describe("workers: 2 (node:cluster, server in a child process)", () => {
     primary.child.kill("SIGTERM")
     expect(await primary.exited).toBe("SIGTERM")
     for (const pid of pids) await expect.poll(() => isAlive(pid)).toBe(false)
+  })
+
+  it("SIGTERM while the workers start: ends them at once, and start() does not resolve", async () => {
+    // The workers listen 1 s after they boot, well before gracefulShutdownTimeout + 2 s would kill them.
+    program = startClusterProgram(clusterServer, ["--grace", "1000", "--worker-start-delay", "1000"])
+    await program.waitForLines((lines) => lines.filter((line) => line.startsWith("worker ")).length === 2, 20_000)
+
+    const sentAt = performance.now()
+    program.child.kill("SIGTERM")
+    expect(await withinMs(program.exited, 10_000, "the stop")).toEqual({ code: null, signal: "SIGTERM" })
+    expect(performance.now() - sentAt).toBeLessThan(1500)
+    expect(program.lines.filter((line) => line.startsWith("ready "))).toEqual([])
+    for (const pid of program.workerPids()) expect(isAlive(pid)).toBe(false)
+  })
+
+  it("rejects start() when a worker cannot listen, even if the program catches the worker's error", async () => {
+    blocker = await listenOnFreePort()
+    const { port } = blocker.address() as AddressInfo
+    program = startClusterProgram(clusterServer, ["--port", String(port), "--catch-start-error"])
+
+    await program.waitForLines((lines) => lines.some((line) => line.startsWith("start failed: ")), 15_000)
+    const failure = program.lines.find((line) => line.startsWith("start failed: "))
+    expect(failure).toMatch(/^start failed: A worker could not listen: .*EADDRINUSE/)
+    // start() stopped the workers before it rejected: nothing keeps the primary alive.
+    expect(await withinMs(program.exited, 5_000, "the primary's exit")).toEqual({ code: 0, signal: null })
+    for (const pid of program.workerPids()) expect(isAlive(pid)).toBe(false)
   })
 })
