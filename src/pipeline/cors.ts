@@ -39,6 +39,42 @@ const originMatcher = (origin: CorsOptions["origin"]): ((origin: string) => bool
   return (candidate) => allowed.has(candidate)
 }
 
+/** What a browser sends as `Origin` for `text`, or undefined when `text` is no origin at all. */
+const serializedOrigin = (text: string): string | undefined => {
+  try {
+    const origin = new URL(text).origin
+    return origin === "null" ? undefined : origin
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Throws, saying what to change, for an `origin` that could never match: browsers send an origin as
+ * `scheme://host[:port]`, lower case, without a path or a trailing slash, so
+ * `"https://app.example.com/"` would refuse the very site it names.
+ */
+const checkOrigins = (origin: CorsOptions["origin"]): void => {
+  if (origin === undefined || typeof origin === "function") return
+  if (typeof origin !== "string" && !Array.isArray(origin)) {
+    throw new Error(
+      "defineServe: cors.origin takes \"*\", an origin, a list of origins or a function; for a pattern, " +
+        "give a function such as (origin) => /^https:\\/\\/[a-z]+\\.example\\.com$/.test(origin)."
+    )
+  }
+  const origins: ReadonlyArray<unknown> = typeof origin === "string" ? [origin] : origin
+  if (origins.length === 0) throw new Error("defineServe: cors.origin lists no origin; list the sites that may call, or leave cors out.")
+  for (const candidate of origins) {
+    if (candidate === "*") continue
+    const sent = typeof candidate === "string" ? serializedOrigin(candidate) : undefined
+    if (sent === candidate) continue
+    throw new Error(
+      `defineServe: cors.origin ${JSON.stringify(candidate)} would never match: a browser sends an origin as ` +
+        (sent === undefined ? `scheme://host[:port], such as "https://app.example.com".` : `${JSON.stringify(sent)}; write it so.`)
+    )
+  }
+}
+
 /** A credentialed wildcard would let any site read answers sent with the user's cookies: refused at define time. */
 const checkCredentials = (options: CorsOptions): void => {
   if (options.credentials !== true) return
@@ -55,6 +91,7 @@ const checkCredentials = (options: CorsOptions): void => {
 export const compileCors = (option: true | CorsOptions | undefined): CorsPlan | undefined => {
   if (option === undefined) return undefined
   const options: CorsOptions = option === true ? {} : option
+  checkOrigins(options.origin)
   checkCredentials(options)
   const matches = originMatcher(options.origin)
   const credentials = options.credentials === true

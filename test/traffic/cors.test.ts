@@ -95,6 +95,20 @@ describe("CORS", () => {
     }
   })
 
+  // Browsers send `scheme://host[:port]`, lower case, no path: any other spelling would refuse the site it names.
+  it.each([
+    ["a trailing slash", "https://app.example.com/", /"https:\/\/app\.example\.com\/" would never match: a browser sends an origin as "https:\/\/app\.example\.com"; write it so/],
+    ["upper case", "https://App.Example.com", /would never match: a browser sends an origin as "https:\/\/app\.example\.com"/],
+    ["a default port", "https://app.example.com:443", /as "https:\/\/app\.example\.com"/],
+    ["no scheme", "app.example.com", /would never match: a browser sends an origin as scheme:\/\/host\[:port\]/],
+    ["null", "null", /"null" would never match/],
+    ["an empty list", [], /cors\.origin lists no origin/],
+    ["a RegExp", /example\.com$/, /cors\.origin takes "\*", an origin, a list of origins or a function; for a pattern, give a function/]
+  ])("refuses an origin with %s at defineServe, saying how to write it", (_name, origin, message) => {
+    expect(() => makeApi({ origin: origin as CorsOptions["origin"] })).toThrow(message)
+    expect(() => makeApi({ origin: [APP, origin as string] })).toThrow(Array.isArray(origin) || origin instanceof RegExp ? /./ : message)
+  })
+
   it("with credentials reflects an allowed origin and never sends `*`", async () => {
     const response = await call(makeApi({ origin: APP, credentials: true }), "ping", { origin: APP })
     expect(response.headers).toMatchObject({
