@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { InternalError, PayloadTooLarge } from "../domain/errors.js"
-import type { HttpMethod, ServeHandler, ServeResponse } from "../domain/http.js"
+import { type CorsHeaders, HEAD_OF, type HeaderMap, type HeadResponse, type HttpMethod, type ServeHandler, type ServeResponse } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
@@ -14,9 +14,11 @@ import { adapterErrorResponse, checkedBodyLimit, concatBytes, payloadTooLarge } 
 
 const METHODS_WITH_BODY: ReadonlySet<HttpMethod> = new Set(["POST", "PUT", "PATCH", "DELETE"])
 
-const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Uint8Array, unknown> => {
-  if (Number(request.headers["content-length"]) > limit) return Effect.fail(payloadTooLarge(limit))
-  return Effect.suspend(() => {
+const encoder = new TextEncoder()
+
+/** The body as it streams in, refused with 413 the moment it passes `limit`. */
+const streamedBody = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Uint8Array, unknown> =>
+  Effect.suspend(() => {
     const chunks: Array<Uint8Array> = []
     let size = 0
     return Stream.runForEach(request.stream, (chunk) => {
@@ -26,9 +28,72 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number): 
       return Effect.void
     }).pipe(Effect.map(() => concatBytes(chunks, size)))
   })
+
+/**
+ * The body a middleware in front has read already (to check a signature, say): @effect/platform
+ * memoizes `request.text` per request. It was read under the middleware's limit; ours is checked here.
+ */
+const bodyReadBefore = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Uint8Array, unknown> =>
+  Effect.flatMap(request.text, (text) => {
+    const bytes = encoder.encode(text)
+    return bytes.byteLength > limit ? Effect.fail(payloadTooLarge(limit)) : Effect.succeed(bytes)
+  })
+
+/** HTTP/1.1 frames a request body with one of these; a request with neither has none (RFC 9112 6.3). */
+const announcesBody = (headers: HeaderMap): boolean =>
+  Number(headers["content-length"]) > 0 || headers["transfer-encoding"] !== undefined
+
+/**
+ * The body, refused with 413 by Content-Length or while it streams. A stream read before is empty
+ * (Node) or cannot be read (fetch): the body is then the memoized text, not nothing, which would make
+ * the input silently fall back to the query string.
+ */
+const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Uint8Array, unknown> => {
+  if (Number(request.headers["content-length"]) > limit) return Effect.fail(payloadTooLarge(limit))
+  // On fetch runtimes a locked body makes the stream die, not fail: a defect would escape as an empty 500.
+  const streamed = Effect.catchAllDefect(streamedBody(request, limit), Effect.fail)
+  return Effect.matchEffect(streamed, {
+    onFailure: (error) => (error instanceof PayloadTooLarge ? Effect.fail(error) : bodyReadBefore(request, limit)),
+    onSuccess: (bytes) =>
+      bytes.byteLength === 0 && announcesBody(request.headers) ? bodyReadBefore(request, limit) : Effect.succeed(bytes)
+  })
 }
 
+// node:http's rules, the strictest of the servers an HttpApp runs on (fetch Headers take a subset):
+// a name is a token, a value has no control character but tab.
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const INVALID_VALUE_CHARACTER = /[^\t\x20-\x7e\x80-\xff]/
+
+/** Why the HTTP server would refuse these headers; undefined when it takes them. */
+const refusedHeader = (headers: Readonly<Record<string, string>>): TypeError | undefined => {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) return new TypeError(`Header name must be a valid HTTP token ["${name}"]`)
+    if (INVALID_VALUE_CHARACTER.test(value)) return new TypeError(`Invalid character in header content ["${name}"]`)
+  }
+  return undefined
+}
+
+/**
+ * The response, or a 500 envelope instead of one the server would refuse (a CR or LF a handler put
+ * into ctx.setHeader): the platform would answer that with an empty 500, without request id or CORS.
+ */
+const sendable = (response: ServeResponse, requestHeaders: HeaderMap, cors: CorsHeaders | undefined): ServeResponse => {
+  const refused = refusedHeader(response.headers)
+  if (refused === undefined) return response
+  console.error("[queryserve] the HTTP server would refuse the response; answering 500 instead", refused)
+  return adapterErrorResponse(new InternalError({ cause: refused }), requestHeaders, cors)
+}
+
+/** A HEAD answer has the headers its GET would have, Content-Type and Content-Length included, and no body. */
+const headResponse = (response: ServeResponse, omitted: string): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.empty({
+    status: response.status,
+    headers: { ...response.headers, "content-length": String(encoder.encode(omitted).byteLength) }
+  })
+
 const toHttpServerResponse = (response: ServeResponse): HttpServerResponse.HttpServerResponse => {
+  const omitted = (response as HeadResponse)[HEAD_OF]
+  if (typeof omitted === "string") return headResponse(response, omitted)
   const { "content-type": contentType, ...headers } = response.headers
   return response.body === null
     ? HttpServerResponse.empty({ status: response.status, headers })
@@ -52,6 +117,7 @@ const answer = (handler: ServeHandler, request: TransportRequest): Effect.Effect
 /** What `toHttpApp` serves once @effect/platform is loaded. */
 export const makeHttpApp = (api: { readonly handler: ServeHandler }, options: HttpAppOptions): HttpApp.Default => {
   const limit = checkedBodyLimit(options)
+  const cors = api.handler.corsHeaders
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const method = request.method
     const body: Effect.Effect<Uint8Array | undefined, unknown> = METHODS_WITH_BODY.has(method)
@@ -68,14 +134,10 @@ export const makeHttpApp = (api: { readonly handler: ServeHandler }, options: Ht
       }),
       Effect.catchAll((error) =>
         Effect.succeed(
-          adapterErrorResponse(
-            error instanceof PayloadTooLarge ? error : new InternalError({ cause: error }),
-            request.headers,
-            api.handler.corsHeaders
-          )
+          adapterErrorResponse(error instanceof PayloadTooLarge ? error : new InternalError({ cause: error }), request.headers, cors)
         )
       ),
-      Effect.map(toHttpServerResponse),
+      Effect.map((response) => toHttpServerResponse(sendable(response, request.headers, cors))),
       // Platform servers run each request uninterruptibly and HttpRouter makes its routes interruptible,
       // but not mounted apps: without this a client abort or the user's timeout could not reach `ctx.signal`.
       Effect.interruptible

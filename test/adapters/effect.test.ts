@@ -1,10 +1,10 @@
-import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
+import { HttpMiddleware, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { defineServe, toHttpApp } from "queryserve"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { parentName, recordingTracer } from "../support/recordingTracer.js"
 
 class Greeter extends Context.Tag("test/Greeter")<Greeter, { readonly greet: (name: string) => string }>() {}
@@ -67,6 +67,16 @@ describe.each([true, false])("toHttpApp mounted with HttpRouter.mountApp (includ
     const missing = await fetch(`${base}/api/analytics/nope`)
     expect(missing.status).toBe(404)
     expect((await missing.json()).error.type).toBe("NOT_FOUND")
+  })
+
+  it("answers HEAD with the status and headers of GET, Content-Type and Content-Length included, without the body", async () => {
+    const get = await fetch(`${base}/api/analytics/rows`)
+    const head = await fetch(`${base}/api/analytics/rows`, { method: "HEAD" })
+    expect(head.status).toBe(200)
+    expect(head.headers.get("content-type")).toBe("application/json; charset=utf-8")
+    expect(head.headers.get("content-length")).toBe(get.headers.get("content-length"))
+    expect(head.headers.get("etag")).toBe(get.headers.get("etag"))
+    expect(await head.text()).toBe("")
   })
 
   it("gives the other output formats, cache validators and 304 the same way", async () => {
@@ -155,6 +165,74 @@ describe("toHttpApp and tracing", () => {
       expect(parentName(spans.find((span) => span.name === "queryserve.request")!)).toBe("http.server GET")
     } finally {
       await runtime.dispose()
+    }
+  })
+})
+
+/** A served runtime's base URL, for tests that build their own server. */
+const baseOf = async (runtime: ManagedRuntime.ManagedRuntime<HttpServer.HttpServer, unknown>): Promise<string> => {
+  const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+  return `http://127.0.0.1:${(address as unknown as AddressInfo).port}`
+}
+
+describe("toHttpApp behind a middleware that read the body", () => {
+  it("uses the body read before, not the query string, and still applies the body limit to it", async () => {
+    // As one checking an HMAC signature over the raw body would.
+    const readsBody = HttpMiddleware.make((app) =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => Effect.flatMap(Effect.orDie(request.text), () => app))
+    )
+    const router = HttpRouter.empty.pipe(HttpRouter.mountApp("/api/analytics", toHttpApp(api, { bodyLimit: 64 }), { includePrefix: true }))
+    const runtime = ManagedRuntime.make(
+      HttpServer.serve(router, readsBody).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))
+    )
+    try {
+      const url = `${await baseOf(runtime)}/api/analytics/echo?n=5`
+      const echo = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: '{"a":1}' })
+      expect(await echo.json()).toEqual({ received: { a: 1 } })
+      // Chunked, so that only the size of what was read can tell it is too large.
+      const chunked = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(JSON.stringify("x".repeat(100))))
+          controller.close()
+        }
+      })
+      const big = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: chunked, duplex: "half" } as RequestInit)
+      expect(big.status).toBe(413)
+      expect((await big.json()).error.type).toBe("PAYLOAD_TOO_LARGE")
+    } finally {
+      await runtime.dispose()
+    }
+  })
+})
+
+describe("toHttpApp and headers HTTP refuses", () => {
+  it("answers the 500 envelope with the request id and CORS headers, and logs why", async () => {
+    const withCors = defineServe({
+      cors: { origin: ["https://app.example"] },
+      queries: {
+        badHeader: ({ ctx }: { ctx: { setHeader: (name: string, value: string) => void } }) => {
+          ctx.setHeader("x-note", "line1\r\nline2")
+          return { ok: true }
+        }
+      }
+    })
+    const runtime = ManagedRuntime.make(
+      HttpServer.serve(toHttpApp(withCors)).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))
+    )
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {})
+    try {
+      const response = await fetch(`${await baseOf(runtime)}/api/analytics/badHeader`, {
+        headers: { origin: "https://app.example", "x-request-id": "bad-1" }
+      })
+      expect(response.status).toBe(500)
+      expect(response.headers.get("x-request-id")).toBe("bad-1")
+      expect(response.headers.get("access-control-allow-origin")).toBe("https://app.example")
+      expect((await response.json()).error.type).toBe("INTERNAL_SERVER_ERROR")
+      expect(logged).toHaveBeenCalledWith(expect.stringContaining("answering 500 instead"), expect.any(TypeError))
+    } finally {
+      logged.mockRestore()
+      await runtime.dispose()
+      await withCors.dispose()
     }
   })
 })
