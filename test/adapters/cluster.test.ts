@@ -1,20 +1,11 @@
 import { createServer, type AddressInfo, type Server } from "node:net"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
-import { type ClusterProgram, startClusterProgram } from "../support/clusterProgram.js"
+import { type ClusterProgram, isRunning, startClusterProgram } from "../support/clusterProgram.js"
 import { getOnFreshConnection } from "../support/freshConnection.js"
 import { type ServerProcess, startServerProcess } from "../support/serverProcess.js"
 
 const clusterServer = fileURLToPath(new URL("../support/clusterServer.ts", import.meta.url))
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 const pidOf = async (port: number): Promise<number> =>
   (JSON.parse((await getOnFreshConnection(port, "/api/analytics/pid")).body) as { pid: number }).pid
@@ -47,7 +38,7 @@ describe("workers: 2 (node:cluster, server in a child process)", () => {
 
     primary.child.kill("SIGTERM")
     expect(await primary.exited).toBe("SIGTERM")
-    for (const pid of pids) await expect.poll(() => isAlive(pid)).toBe(false)
+    for (const pid of pids) await expect.poll(() => isRunning(pid)).toBe(false)
   })
 
   it("SIGTERM while the workers start: ends them at once, and start() does not resolve", async () => {
@@ -60,7 +51,7 @@ describe("workers: 2 (node:cluster, server in a child process)", () => {
     expect(await withinMs(program.exited, 10_000, "the stop")).toEqual({ code: null, signal: "SIGTERM" })
     expect(performance.now() - sentAt).toBeLessThan(1500)
     expect(program.lines.filter((line) => line.startsWith("ready "))).toEqual([])
-    for (const pid of program.workerPids()) expect(isAlive(pid)).toBe(false)
+    for (const pid of program.workerPids()) expect(isRunning(pid)).toBe(false)
   })
 
   it("rejects start() when a worker cannot listen, even if the program catches the worker's error", async () => {
@@ -73,6 +64,6 @@ describe("workers: 2 (node:cluster, server in a child process)", () => {
     expect(failure).toMatch(/^start failed: A worker could not listen: .*EADDRINUSE/)
     // start() stopped the workers before it rejected: nothing keeps the primary alive.
     expect(await withinMs(program.exited, 5_000, "the primary's exit")).toEqual({ code: 0, signal: null })
-    for (const pid of program.workerPids()) expect(isAlive(pid)).toBe(false)
+    for (const pid of program.workerPids()) expect(isRunning(pid)).toBe(false)
   })
 })

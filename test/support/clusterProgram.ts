@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
+import { spawnPrinting } from "./printedLines.js"
 
 /** A cluster program (test/support/clusterServer.ts) in its own process, watched from its first line: it may never get ready. */
 export interface ClusterProgram {
@@ -17,7 +18,7 @@ export interface ClusterProgram {
 
 const WORKER_LINE = /^worker (\d+)$/
 
-const isRunning = (pid: number): boolean => {
+export const isRunning = (pid: number): boolean => {
   try {
     process.kill(pid, 0)
     return true
@@ -27,17 +28,7 @@ const isRunning = (pid: number): boolean => {
 }
 
 export const startClusterProgram = (script: string, args: ReadonlyArray<string> = []): ClusterProgram => {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { stdio: ["ignore", "pipe", "inherit"] })
-  const lines: Array<string> = []
-  const onLines = new Set<() => void>()
-  let buffered = ""
-  child.stdout!.on("data", (chunk: Buffer) => {
-    buffered += chunk.toString("utf8")
-    const parts = buffered.split("\n")
-    buffered = parts.pop() ?? ""
-    lines.push(...parts)
-    for (const check of onLines) check()
-  })
+  const { child, lines, onOutput: onLines } = spawnPrinting(script, args)
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("exit", (code, signal) => resolve({ code, signal }))
   )

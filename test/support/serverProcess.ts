@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
+import { spawnPrinting } from "./printedLines.js"
 
 /** A test server program running in its own process, so it can be sent signals without touching the test runner. */
 export interface ServerProcess {
@@ -14,17 +15,7 @@ export interface ServerProcess {
 }
 
 export const startServerProcess = async (script: string, args: ReadonlyArray<string> = []): Promise<ServerProcess> => {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { stdio: ["ignore", "pipe", "inherit"] })
-  const lines: Array<string> = []
-  const waiters = new Set<() => void>()
-  let buffered = ""
-  child.stdout!.on("data", (chunk: Buffer) => {
-    buffered += chunk.toString("utf8")
-    const parts = buffered.split("\n")
-    buffered = parts.pop() ?? ""
-    lines.push(...parts)
-    for (const wake of waiters) wake()
-  })
+  const { child, lines, onOutput: waiters } = spawnPrinting(script, args)
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)))
   const waitForLines = (predicate: (lines: ReadonlyArray<string>) => boolean): Promise<void> =>
     new Promise((resolve, reject) => {
