@@ -87,7 +87,8 @@ const notTabular = (format: OutputFormat, why: string): NotAcceptable =>
 const csvDate = (date: Date): string => (Number.isNaN(date.getTime()) ? "" : date.toISOString())
 
 const csvField = (value: Cell): string => {
-  if (value === null || value === undefined) return ""
+  // NaN and ±Infinity are empty, as JSON writes them null: the two formats of one result agree.
+  if (value === null || value === undefined || (typeof value === "number" && !Number.isFinite(value))) return ""
   const text = value instanceof Date ? csvDate(value) : String(value)
   // RFC 4180: a field with a comma, quote or line break is quoted, and its quotes doubled.
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text

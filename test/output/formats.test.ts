@@ -12,6 +12,7 @@ describe("CSV and NDJSON output over a real server", () => {
     queries: {
       rows: () => rows,
       empty: () => [],
+      notFinite: () => [{ ratio: Number.NaN }, { ratio: Number.POSITIVE_INFINITY }, { ratio: 0.5 }],
       nested: () => [{ region: "eu", breakdown: { a: 1 } }],
       single: () => ({ total: 1 }),
       report: { method: "POST", query: () => rows }
@@ -100,6 +101,11 @@ describe("CSV and NDJSON output over a real server", () => {
       })
     }
     expect((await get("single", { accept: "application/x-ndjson" })).status).toBe(406)
+  })
+
+  it("writes NaN and Infinity as empty cells, as JSON writes them null", async () => {
+    expect(await (await get("notFinite")).json()).toEqual([{ ratio: null }, { ratio: null }, { ratio: 0.5 }])
+    expect(await (await get("notFinite.csv")).text()).toBe("ratio\r\n\r\n\r\n0.5\r\n")
   })
 
   it("gives an empty CSV for no rows, and registers suffixes only for GET endpoints", async () => {
