@@ -6,6 +6,8 @@ export type OutputFormat = "json" | "csv" | "ndjson"
 export interface Representation {
   readonly format: OutputFormat
   readonly varyOnAccept: boolean
+  /** Set when `Accept` takes JSON too: what to answer with when the result has no form in `format`. */
+  readonly orJson?: Representation
 }
 
 const negotiated = (format: OutputFormat): Representation => ({ format, varyOnAccept: true })
@@ -13,6 +15,11 @@ const NEGOTIATED: Readonly<Record<OutputFormat, Representation>> = {
   json: negotiated("json"),
   csv: negotiated("csv"),
   ndjson: negotiated("ndjson")
+}
+const NEGOTIATED_OR_JSON: Readonly<Record<OutputFormat, Representation>> = {
+  json: NEGOTIATED.json,
+  csv: { ...NEGOTIATED.csv, orJson: NEGOTIATED.json },
+  ndjson: { ...NEGOTIATED.ndjson, orJson: NEGOTIATED.json }
 }
 
 /** Route suffixes registered beside every GET route, each answering in one fixed format. */
@@ -60,16 +67,18 @@ export const negotiateFormat = (accept: string | undefined): Representation => {
   if (accept === undefined || !TABULAR.test(accept)) return NEGOTIATED.json
   let best: OutputFormat = "json"
   let bestQuality = 0
+  let takesJson = false
   for (const range of accept.split(",")) {
     const [mediaType = "", ...parameters] = range.split(";")
     const format = MEDIA_TYPES.get(mediaType.trim().toLowerCase())
     const quality = qualityOf(parameters)
+    if (format === "json" && quality > 0) takesJson = true
     if (format !== undefined && quality > bestQuality) {
       best = format
       bestQuality = quality
     }
   }
-  return NEGOTIATED[best]
+  return (takesJson ? NEGOTIATED_OR_JSON : NEGOTIATED)[best]
 }
 
 type Cell = string | number | boolean | bigint | Date | null | undefined

@@ -1,4 +1,5 @@
 import { StoredResult } from "../cache/ResultCacheStore.js"
+import { NotAcceptable } from "../domain/errors.js"
 import { type CompressedBodies, getHeader } from "../domain/http.js"
 import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
 import { cacheControl, ifNoneMatchHits, strongEtag } from "./cache.js"
@@ -40,6 +41,12 @@ export const serializeJson = (value: unknown): string => {
 
 const serialize = (format: OutputFormat, value: unknown): string =>
   format === "json" ? serializeJson(value) : format === "csv" ? toCsv(value) : toNdjson(value, jsonTextOf)
+
+/** The result's text in `representation`: a cached entry's JSON text as it is stored. */
+const bodyIn = (representation: Representation, value: unknown, stored: StoredResult | undefined): string =>
+  stored === undefined
+    ? serialize(representation.format, value)
+    : representation.format === "json" ? stored.json : serialize(representation.format, stored.parse())
 
 /** What an in-process `execute` gets: the status only, the value itself is returned unserialized. */
 const IN_PROCESS_OK: ShapedOutput = { status: 200, headers: Object.freeze({}), body: null }
@@ -90,9 +97,15 @@ export const shapeOutput = (
     return { status: 204, headers, body: null }
   }
   const stored = value instanceof StoredResult ? value : undefined
-  const body = stored === undefined
-    ? serialize(representation.format, value)
-    : representation.format === "json" ? stored.json : serialize(representation.format, stored.parse())
+  let body: string
+  try {
+    body = bodyIn(representation, value, stored)
+  } catch (error) {
+    // CSV or NDJSON cannot hold this result, and Accept takes JSON too: JSON it is, not a 406.
+    if (!(error instanceof NotAcceptable && representation.orJson !== undefined)) throw error
+    representation = representation.orJson
+    body = bodyIn(representation, value, stored)
+  }
   // A cached entry's JSON text goes out as it is stored: its ETag and compressed forms are kept with it.
   const entry = stored !== undefined && body === stored.json ? stored : undefined
   const compressed = entry?.compressed

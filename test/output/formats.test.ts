@@ -103,6 +103,17 @@ describe("CSV and NDJSON output over a real server", () => {
     expect((await get("single", { accept: "application/x-ndjson" })).status).toBe(406)
   })
 
+  it("answers JSON instead of a 406 when Accept takes JSON too", async () => {
+    for (const accept of ["text/csv, application/json;q=0.9", "application/x-ndjson, */*;q=0.1"]) {
+      const response = await get("single", { accept })
+      expect([accept, response.status, response.headers.get("content-type"), await response.json()])
+        .toEqual([accept, 200, "application/json; charset=utf-8", { total: 1 }])
+    }
+    expect((await get("single", { accept: "text/csv, application/json;q=0" })).status).toBe(406)
+    // A result CSV can hold is still CSV.
+    expect((await get("rows", { accept: "text/csv, application/json;q=0.9" })).headers.get("content-type")).toMatch(/^text\/csv/)
+  })
+
   it("writes NaN and Infinity as empty cells, as JSON writes them null", async () => {
     expect(await (await get("notFinite")).json()).toEqual([{ ratio: null }, { ratio: null }, { ratio: 0.5 }])
     expect(await (await get("notFinite.csv")).text()).toBe("ratio\r\n\r\n\r\n0.5\r\n")
