@@ -1,11 +1,11 @@
-import { InternalError, PayloadTooLarge } from "../domain/errors.js"
+import { PayloadTooLarge } from "../domain/errors.js"
 import { forwardedAddress, type ServeHandler, type ServeResponse, trustedHopCount } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import { deadlineQueue, deliverInTime } from "./deadlines.js"
 import { toFetchResponse } from "./fetchResponse.js"
-import { adapterErrorResponse, checkedBodyLimit, concatBytes, payloadTooLarge, type TransportOptions } from "./transport.js"
+import { adapterErrorResponse, adapterFault, checkedBodyLimit, concatBytes, payloadTooLarge, type TransportOptions } from "./transport.js"
 
 export type FetchHandlerOptions = TransportOptions
 
@@ -76,7 +76,7 @@ export const createFetchHandler = (handler: ServeHandler, options: FetchHandlerO
     try {
       return await toFetchResponse(await answer(request, headers), headers)
     } catch (error) {
-      const failure = error instanceof PayloadTooLarge ? error : new InternalError({ cause: error })
+      const failure = error instanceof PayloadTooLarge ? error : adapterFault(error)
       return toFetchResponse(adapterErrorResponse(failure, headers, handler.corsHeaders), headers)
     }
   }

@@ -9,6 +9,7 @@ import { type DeadlineQueue, deadlineQueue, deliverInTime } from "./deadlines.js
 import { writeResponse } from "./nodeResponse.js"
 import {
   adapterErrorResponse,
+  adapterFault,
   checkedBodyLimit,
   payloadTooLarge,
   type TransportOptions
@@ -136,7 +137,7 @@ export const makeNodeListener = (
     try {
       answer = handler(request)
     } catch (error) {
-      return fail(req, res, new InternalError({ cause: error }))
+      return fail(req, res, adapterFault(error))
     }
     if (isPromiseLike(answer)) awaitAnswer(res, request, answer)
     else send(res, answer, false)

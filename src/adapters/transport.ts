@@ -1,5 +1,5 @@
 import { toErrorResponse } from "../domain/envelope.js"
-import { PayloadTooLarge, type ServeError } from "../domain/errors.js"
+import { InternalError, PayloadTooLarge, type ServeError } from "../domain/errors.js"
 import { type CorsHeaders, getHeader, type HeaderMap, type ServeResponse } from "../domain/http.js"
 import { resolveRequestId } from "../pipeline/requestId.js"
 import { finishHeaders } from "../pipeline/respond.js"
@@ -40,6 +40,16 @@ export const checkedBodyLimit = (options: TransportOptions): number => {
   }
   checkMilliseconds("requestTimeout", options.requestTimeout, "0 for none; default 30000")
   return limit
+}
+
+/**
+ * A fault the adapter answers with a 500 itself (a fetch Request whose body was read before, a
+ * handler that threw instead of answering): logged, as the pipeline logs its own, since no query
+ * event or `onError` will tell of it.
+ */
+export const adapterFault = (cause: unknown): InternalError => {
+  console.error("[queryserve] the adapter could not answer the request; answering 500", cause)
+  return new InternalError({ cause })
 }
 
 export const payloadTooLarge = (limit: number): PayloadTooLarge =>

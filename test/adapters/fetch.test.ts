@@ -8,7 +8,7 @@ import {
   defineServe,
   type ServeRequest
 } from "queryserve"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 
 const MiB = 1024 * 1024
 const seen = { aborted: false }
@@ -50,6 +50,20 @@ describe("createFetchHandler with real Request objects", () => {
     expect(await echoed.json()).toEqual({ received: { n: 1 } })
     const csv = await handle(new Request("http://x.test/api/analytics/rows.csv"))
     expect(await csv.text()).toBe("a,b\r\n1,x\r\n")
+  })
+
+  // Middleware in front (Hono, a worker) may read the body itself; the 500 has no query event, so it is logged.
+  it("answers a Request whose body was read before with the 500 envelope, and logs why", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {})
+    try {
+      const consumed = post("http://x.test/api/analytics/echo", '{"n":1}')
+      await consumed.text()
+      const answer = await handle(consumed)
+      expect([answer.status, (await answer.json()).error.type]).toEqual([500, "INTERNAL_SERVER_ERROR"])
+      expect(errors).toHaveBeenCalledWith("[queryserve] the adapter could not answer the request; answering 500", expect.any(TypeError))
+    } finally {
+      errors.mockRestore()
+    }
   })
 
   it("refuses a body over the limit by Content-Length and while reading the stream", async () => {
