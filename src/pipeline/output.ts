@@ -66,13 +66,6 @@ const validated = (
   return { status: 304, headers, body: null }
 }
 
-/** A reusable answer's `Vary`: `Accept` when the format was negotiated, and the credential headers of one that depends on the caller. */
-const varyOf = (plan: EndpointPlan, representation: Representation): string => {
-  const credentials = plan.requiresAuth || plan.tenant !== undefined ? (plan.credentialVary ?? "") : ""
-  if (!representation.varyOnAccept) return credentials
-  return credentials === "" ? "Accept" : `Accept, ${credentials}`
-}
-
 /**
  * Output shaping: the result in the representation asked for, Cache-Control from the endpoint's TTL
  * (or `ctx.setCacheTtl`), and with caching on a strong ETag, `Vary: Accept` when the format was
@@ -115,7 +108,8 @@ export const shapeOutput = (
     return compressed === undefined ? { status: 200, headers, body } : { status: 200, headers, body, compressed }
   }
   headers["cache-control"] = cache
-  const vary = varyOf(plan, representation)
+  // `Accept` when the format was negotiated, and the credential headers of an answer that depends on the caller.
+  const vary = representation.varyOnAccept ? plan.vary.negotiated : plan.vary.fixed
   if (vary !== "") headers.vary = vary
   // The ETag of a stored JSON text is computed once per entry (equal bytes, equal tag); `no-store`
   // answers (no TTL) are never reused, so they get no validator.

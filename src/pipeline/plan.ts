@@ -21,6 +21,8 @@ export interface EndpointPlan extends GuardPlan {
   readonly countsAuthFailures: boolean
   /** The credential headers a cached answer varies by ("" for none); null when a strategy does not say (see `credentialVary`). */
   readonly credentialVary: string | null
+  /** A reusable answer's `Vary`, built once: with its format fixed (a `.csv` route) and negotiated from `Accept`. */
+  readonly vary: { readonly fixed: string; readonly negotiated: string }
   readonly input: CompiledSchema
   readonly output: CompiledSchema
   readonly middlewares: ReadonlyArray<ServeMiddleware>
@@ -52,6 +54,12 @@ export const checkTenantConfigs = (definition: ServeDefinition): void => {
   for (const [key, config] of definition.queries) endpointTenant(definition, key, config)
 }
 
+/** `Vary` of an answer that depends on the caller's `credentials` headers ("" for one that does not). */
+const answerVary = (credentials: string): EndpointPlan["vary"] => ({
+  fixed: credentials,
+  negotiated: credentials === "" ? "Accept" : `Accept, ${credentials}`
+})
+
 export const compileEndpoint = (definition: ServeDefinition, key: string, config: AnyQueryConfig): EndpointPlan => {
   const isPublic = isPublicConfig(config)
   const ownStrategies = toList(config.auth as AuthStrategy | ReadonlyArray<AuthStrategy> | null | undefined)
@@ -61,6 +69,7 @@ export const compileEndpoint = (definition: ServeDefinition, key: string, config
   const requiresAuth = config.requiresAuth ??
     (!isPublic && (strategies.length > 0 || requiredRoles.length > 0 || requiredScopes.length > 0))
   const tenant = endpointTenant(definition, key, config)
+  const credentials = credentialVary(strategies)
   const resultCached = definition.resultCache !== undefined && config.cacheTtlMs !== undefined && config.cacheTtlMs !== null && config.cacheTtlMs > 0
   const info: EndpointInfo = {
     key,
@@ -85,7 +94,8 @@ export const compileEndpoint = (definition: ServeDefinition, key: string, config
     requiredScopes,
     tenant,
     countsAuthFailures: definition.authFailureLimit !== undefined && strategies.length > 0,
-    credentialVary: credentialVary(strategies),
+    credentialVary: credentials,
+    vary: answerVary(requiresAuth || tenant !== undefined ? (credentials ?? "") : ""),
     input: compileSchema(config.inputSchema, "input"),
     output: compileSchema(config.outputSchema, "output"),
     middlewares: [...definition.middlewares, ...((config.middlewares ?? []) as ReadonlyArray<ServeMiddleware>)],
