@@ -21,6 +21,19 @@ export const isQueryserveWorker = (): boolean =>
 /** How long past the drain window a worker may take to exit before it is killed. */
 const EXIT_GRACE_MS = 2_000
 
+/**
+ * Replacing workers: one that served this long before it died is replaced at once; one that died
+ * sooner, or never listened, is replaced after a wait that doubles with each such failure in a row
+ * (as pm2's restart backoff does), so that a program that cannot start again (a database down at
+ * boot, a crash on start-up) is retried without forking in a tight loop.
+ */
+const STABLE_MS = 10_000
+const FIRST_RETRY_MS = 100
+const MAX_RETRY_MS = 15_000
+
+const retryDelay = (failures: number): number =>
+  failures === 0 ? 0 : Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (failures - 1))
+
 const isMessageOfType = (message: unknown, type: string): boolean =>
   typeof message === "object" && message !== null && (message as { type?: unknown }).type === type
 
@@ -52,15 +65,19 @@ export const reportFailedListen = (error: unknown): never => {
 /**
  * The primary of a `workers` cluster: forks the workers (each runs this same program and calls
  * `start()` again, which serves there), resolves once all listen, replaces a worker that dies
- * after it was ready, and stops them all on `stop()` or SIGTERM/SIGINT. Once stopping has begun,
- * start() no longer settles: at start-up only a signal stops, and it ends the program.
+ * (with a growing wait while replacements keep failing), and stops them all on `stop()` or
+ * SIGTERM/SIGINT. A worker that fails before start() resolved makes it reject; once it resolved,
+ * a failure is retried, never a reason to stop the others. Once stopping has begun, start() no
+ * longer settles: at start-up only a signal stops, and it ends the program.
  */
 export const startClusterPrimary = (options: NodeServerOptions): Promise<RunningServer> => {
   const count = options.workers ?? 1
   const hostname = resolveHostname(options.hostname)
   const drainMs = options.gracefulShutdownTimeout ?? DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT
   const workers = new Set<Worker>()
-  const listeningWorkers = new WeakSet<Worker>()
+  /** When each worker began to listen (performance.now()). */
+  const listenedAt = new WeakMap<Worker, number>()
+  const pendingForks = new Set<ReturnType<typeof setTimeout>>()
   let stopping: Promise<void> | undefined
 
   const stopWorker = (worker: Worker): Promise<void> =>
@@ -73,40 +90,63 @@ export const startClusterPrimary = (options: NodeServerOptions): Promise<Running
       })
       // A worker subscribes to the stop message once it listens: one still starting has nothing to drain,
       // and SIGTERM's default action ends it. A worker whose IPC channel is gone can drain by signal too.
-      if (listeningWorkers.has(worker) && worker.isConnected()) worker.send({ type: SHUTDOWN_MESSAGE })
+      if (listenedAt.has(worker) && worker.isConnected()) worker.send({ type: SHUTDOWN_MESSAGE })
       else worker.process.kill("SIGTERM")
     })
 
-  const stop = (): Promise<void> => (stopping ??= Promise.all([...workers].map(stopWorker)).then(() => unsubscribe?.()))
+  const stop = (): Promise<void> => {
+    if (stopping !== undefined) return stopping
+    for (const timer of pendingForks) clearTimeout(timer)
+    return (stopping = Promise.all([...workers].map(stopWorker)).then(() => unsubscribe?.()))
+  }
   const unsubscribe = options.handleSignals === false ? undefined : stopOnShutdownSignal(stop)
 
   return new Promise((resolve, reject) => {
     let ready = 0
+    let started = false
+    /** Replacements in a row that did not last (see STABLE_MS). */
+    let failures = 0
     const failStart = (error: Error): void => {
       if (stopping === undefined) void stop().then(() => reject(error))
+    }
+    const replace = (why: string, lasted: boolean): void => {
+      failures = lasted ? 0 : failures + 1
+      const delay = retryDelay(failures)
+      console.error(`[queryserve] ${why}; starting a new one${delay === 0 ? "" : ` in ${delay} ms`}`)
+      if (delay === 0) return fork()
+      const timer = setTimeout(() => {
+        pendingForks.delete(timer)
+        fork()
+      }, delay)
+      pendingForks.add(timer)
     }
     const fork = (): void => {
       const worker = cluster.fork({ [PRIMARY_PID_ENV]: String(process.pid) })
       workers.add(worker)
       worker.once("listening", (address) => {
-        listeningWorkers.add(worker)
+        listenedAt.set(worker, performance.now())
         // A stop at start-up comes from a signal, which ends the program: start() stays pending meanwhile.
         if (++ready === count && stopping === undefined) {
+          started = true
           resolve({ server: undefined, port: address.port, hostname, url: serverUrl(hostname, address.port), stop })
         }
       })
       worker.on("message", (message: unknown) => {
-        if (isListenFailedMessage(message)) failStart(new Error(`A worker could not listen: ${message.reason}`))
+        // Later, the worker's own error ends it (unless the program catches it), and its exit brings a retry.
+        if (isListenFailedMessage(message) && !started) failStart(new Error(`A worker could not listen: ${message.reason}`))
       })
       worker.once("exit", (code, signal) => {
         workers.delete(worker)
         if (stopping !== undefined) return
-        if (!listeningWorkers.has(worker)) {
-          failStart(new Error(`A worker exited before it was listening (code ${code}, signal ${signal})`))
-        } else {
-          console.error(`[queryserve] worker ${worker.process.pid} exited (code ${code}, signal ${signal}); starting a new one`)
-          fork()
-        }
+        const since = listenedAt.get(worker)
+        const how = `(code ${code}, signal ${signal})`
+        if (since === undefined && !started) return failStart(new Error(`A worker exited before it was listening ${how}`))
+        replace(
+          since === undefined
+            ? `worker ${worker.process.pid} exited before it was listening ${how}`
+            : `worker ${worker.process.pid} exited ${how}`,
+          since !== undefined && performance.now() - since >= STABLE_MS
+        )
       })
     }
     for (let i = 0; i < count; i++) fork()

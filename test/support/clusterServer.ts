@@ -3,9 +3,11 @@
  * two workers that run this same file (with the same options). Each worker prints `worker <pid>` as it boots;
  * the primary prints `ready <port>` once both listen, or `start failed: <message>` with `--catch-start-error`.
  * Options: `--port <n>`, `--grace <ms>` (gracefulShutdownTimeout), `--worker-start-delay <ms>` (before the
- * workers' start()), `--catch-start-error` (the program catches start()'s error and lives on).
+ * workers' start()), `--catch-start-error` (the program catches start()'s error and lives on),
+ * `--fail-boot-while <file>` (a worker booting while the file exists prints `boot failed <pid>` and exits 1).
  */
 import cluster from "node:cluster"
+import { existsSync } from "node:fs"
 import { setTimeout as sleep } from "node:timers/promises"
 import { parseArgs } from "node:util"
 import { defineServe } from "queryserve"
@@ -15,7 +17,8 @@ const { values } = parseArgs({
     port: { type: "string", default: "0" },
     grace: { type: "string" },
     "worker-start-delay": { type: "string", default: "0" },
-    "catch-start-error": { type: "boolean", default: false }
+    "catch-start-error": { type: "boolean", default: false },
+    "fail-boot-while": { type: "string" }
   }
 })
 
@@ -29,6 +32,11 @@ const options = {
 
 if (cluster.isWorker) {
   process.stdout.write(`worker ${process.pid}\n`)
+  const failBootWhile = values["fail-boot-while"]
+  if (failBootWhile !== undefined && existsSync(failBootWhile)) {
+    process.stdout.write(`boot failed ${process.pid}\n`)
+    process.exit(1)
+  }
   await sleep(Number(values["worker-start-delay"]))
 }
 try {
