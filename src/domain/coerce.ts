@@ -13,7 +13,9 @@ type ValueCoercion = (text: string) => unknown
 type ParamCoercion = (value: string | ReadonlyArray<string>) => unknown
 
 // Plain decimal notation only: `Number()` would also accept "", " 1 ", "0x10" and "Infinity".
-const NUMERIC = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
+// Each digit can be matched one way only: `\d+\.?\d*` could split a run of digits anywhere, and a
+// long run followed by a letter took time quadratic in its length (minutes for a 1 MiB form body).
+const NUMERIC = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/
 
 const scalarCoercion = (schema: JsonSchema, root: JsonSchema): ValueCoercion | undefined => {
   const types = typesOf(schema, root)

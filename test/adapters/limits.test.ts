@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { createFetchHandler, createNodeHandler, defineServe, type RunningServer, type ServeQueryEvent, toHttpApp } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openConnection, statusLines } from "../support/rawHttp.js"
@@ -272,4 +272,30 @@ describe("options that could not work", () => {
       await server.stop()
     }
   })
+})
+
+describe("hostile input costs time linear in its length", () => {
+  const api = defineServe({
+    queries: {
+      top: { inputSchema: Schema.Struct({ limit: Schema.Number }), query: ({ input }: { input: { limit: number } }) => input },
+      report: { method: "POST", inputSchema: Schema.Struct({ limit: Schema.Number }), query: ({ input }: { input: { limit: number } }) => input }
+    }
+  })
+
+  // A long run of digits ending in a letter made the number test backtrack over every way of
+  // splitting the run: 64 KB took 6 s of the event loop, these would take minutes. Now a 400 at once.
+  it("refuses a 1 MB number-like text in a query string or a form body as invalid, without blocking", async () => {
+    const digits = `${"1".repeat(1_000_000)}x`
+    const fromQuery = await api.handler({ method: "GET", path: "/api/analytics/top", query: { limit: digits }, headers: { host: "t" } })
+    expect(fromQuery.status).toBe(400)
+    const fromForm = await api.handler({
+      method: "POST",
+      path: "/api/analytics/report",
+      query: {},
+      headers: { host: "t", "content-type": "application/x-www-form-urlencoded" },
+      body: `limit=${digits}`
+    })
+    expect(fromForm.status).toBe(400)
+    expect((await api.handler({ method: "GET", path: "/api/analytics/top", query: { limit: "12.5e1" }, headers: { host: "t" } })).body).toBe('{"limit":125}')
+  }, 5_000)
 })
