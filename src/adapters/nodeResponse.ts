@@ -10,7 +10,7 @@ import {
   type ZlibOptions
 } from "node:zlib"
 import { InternalError } from "../domain/errors.js"
-import { type ContentCoding, type CorsHeaders, HEAD_OF, type HeadResponse, type ServeResponse } from "../domain/http.js"
+import { type ContentCoding, type CorsHeaders, HEAD_OF, type HeadResponse, ON_KEPT, type ServeResponse } from "../domain/http.js"
 import { compressible, encodingHeaders, headHeaders, MIN_COMPRESSED_BYTES, negotiateEncoding, notModifiedHeaders } from "./compression.js"
 import { adapterErrorResponse } from "./transport.js"
 
@@ -35,12 +35,24 @@ const compressLater = (input: InputType, coding: ContentCoding): Promise<Uint8Ar
     else gzip(input, GZIP, done)
   })
 
-/** The body in `coding`: kept on the response's `compressed` when it has one, so a static body is compressed once. */
+/**
+ * The body in `coding`: kept on the response's `compressed` when it has one (a static body, a cached
+ * entry), so such a body is compressed once; whoever holds the body is told the bytes kept (`ON_KEPT`).
+ */
 const compressedBody = (response: ServeResponse, body: string, bytes: number, coding: ContentCoding): Uint8Array | Promise<Uint8Array> => {
-  const kept = response.compressed?.[coding]
+  const forms = response.compressed
+  const kept = forms?.[coding]
   if (kept !== undefined) return kept
-  const output = bytes <= SYNC_LIMIT ? compressNow(body, coding) : compressLater(body, coding)
-  if (response.compressed !== undefined) response.compressed[coding] = output
+  if (forms === undefined) return bytes <= SYNC_LIMIT ? compressNow(body, coding) : compressLater(body, coding)
+  // zlib's output is often a view of a larger buffer (16 KiB behind a few hundred bytes), which a
+  // kept view would hold for as long as the body: keep a copy of its own size.
+  const keep = (output: Uint8Array): Uint8Array => {
+    const copy = new Uint8Array(output)
+    forms[ON_KEPT]?.(copy.byteLength)
+    return copy
+  }
+  const output = bytes <= SYNC_LIMIT ? keep(compressNow(body, coding)) : compressLater(body, coding).then(keep)
+  forms[coding] = output
   return output
 }
 

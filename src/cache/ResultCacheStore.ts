@@ -12,8 +12,8 @@ export class StoredResult {
   etag: MaybePromise<string> | undefined = undefined
   /**
    * `json` compressed (br, gzip), made by the adapter that first sends the entry compressed: later
-   * hits send those bytes instead of compressing the same text again. Kept while the entry is; not
-   * counted in the memory store's `maxBytes` (a compressed JSON text is a fraction of it).
+   * hits send those bytes instead of compressing the same text again. Kept while the entry is; the
+   * memory store counts them in its `maxBytes` as they are made (told through `ON_KEPT`).
    */
   readonly compressed: CompressedBodies = {}
 

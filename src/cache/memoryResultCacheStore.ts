@@ -1,4 +1,5 @@
 import * as Layer from "effect/Layer"
+import { ON_KEPT } from "../domain/http.js"
 import {
   type ResultCacheFilter,
   type ResultCacheKey,
@@ -31,7 +32,8 @@ interface Entry {
   readonly endpoint: string
   readonly tenantId: string | undefined
   readonly expiresAt: number
-  readonly bytes: number
+  /** Grows as the adapters keep compressed forms of the result. */
+  bytes: number
 }
 
 /**
@@ -46,6 +48,9 @@ interface Entry {
  * process's memory, not only its live heap.
  */
 const ENTRY_OVERHEAD = 700
+
+/** What a kept compressed form costs besides its bytes: its Uint8Array and ArrayBuffer objects and their allocation. */
+const COMPRESSED_OVERHEAD = 200
 
 /** Bytes V8 holds a string in: one per character, two when any is outside Latin-1. */
 const stringBytes = (text: string): number => (/[^\u0000-\u00ff]/.test(text) ? 2 * text.length : text.length)
@@ -88,10 +93,8 @@ class LruResults implements MemoryResultCacheStore {
     this.entries.set(key.id, { result, endpoint: key.endpoint, tenantId: key.tenantId, expiresAt: Date.now() + ttlMs, bytes })
     this.newest = key.id
     this.bytes += bytes
-    for (const [id, entry] of this.entries) {
-      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break
-      this.drop(id, entry)
-    }
+    result.compressed[ON_KEPT] = (kept) => this.grow(key.id, result, COMPRESSED_OVERHEAD + kept)
+    this.evictOverflow()
   }
 
   invalidate(filter: ResultCacheFilter): number {
@@ -109,6 +112,23 @@ class LruResults implements MemoryResultCacheStore {
     const now = Date.now()
     for (const [id, entry] of this.entries) if (entry.expiresAt <= now) this.drop(id, entry)
     return { entries: this.entries.size, bytes: this.bytes }
+  }
+
+  /** Counts a compressed form kept with an entry still held (one replaced or dropped since counts for nothing). */
+  private grow(id: string, result: StoredResult, bytes: number): void {
+    const entry = this.entries.get(id)
+    if (entry?.result !== result) return
+    entry.bytes += bytes
+    this.bytes += bytes
+    this.evictOverflow()
+  }
+
+  /** Drops the least recently used entries until the store is within both bounds. */
+  private evictOverflow(): void {
+    for (const [id, entry] of this.entries) {
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break
+      this.drop(id, entry)
+    }
   }
 
   private drop(id: string, entry: Entry): void {

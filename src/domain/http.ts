@@ -55,8 +55,13 @@ export interface HeadResponse extends ServeResponse {
 /** The content codings adapters compress with. */
 export type ContentCoding = "br" | "gzip"
 
+/** Told the bytes of each compressed form an adapter keeps: how a store that holds the body counts them. */
+export const ON_KEPT: unique symbol = Symbol("queryserve.onKept")
+
 /** Compressed forms of one body, filled by the adapters on first use. */
-export type CompressedBodies = Partial<Record<ContentCoding, Uint8Array | Promise<Uint8Array>>>
+export type CompressedBodies = Partial<Record<ContentCoding, Uint8Array | Promise<Uint8Array>>> & {
+  [ON_KEPT]?: (bytes: number) => void
+}
 
 /** Returns a copy of `headers` with lower-case names; array values are kept. */
 export const normalizeHeaderMap = (headers: HeaderMap | undefined): Record<string, string | ReadonlyArray<string>> => {

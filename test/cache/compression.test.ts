@@ -95,5 +95,22 @@ describe("result cache: compressed answers", () => {
       expect(identity.text).toBe(expected)
       expect(runs()).toBe(1)
     })
+
+    it("keeps each compressed form in memory of its own size, and the memory store counts it against maxBytes", async () => {
+      const path = "/api/analytics/orders?region=apac"
+      await fetchRaw(server.port, path, {})
+      const counted = (await api.cache.stats()).bytes
+      await fetchRaw(server.port, path, { "accept-encoding": "br" })
+      await fetchRaw(server.port, path, { "accept-encoding": "gzip" })
+      const kept = (await api.handler(get("orders", { region: "apac" }))).compressed
+      const forms = [kept?.br, kept?.gzip].map((form) => {
+        if (!(form instanceof Uint8Array)) throw new Error("expected a kept compressed form")
+        return form
+      })
+      // zlib hands out views of its 16 KiB output buffer: a kept view would hold all of it.
+      for (const form of forms) expect(form.buffer.byteLength).toBe(form.byteLength)
+      const keptBytes = forms[0]!.byteLength + forms[1]!.byteLength
+      expect((await api.cache.stats()).bytes).toBeGreaterThanOrEqual(counted + keptBytes)
+    })
   })
 })
