@@ -125,6 +125,9 @@ export class ResultCache {
   }
 
   put(key: ResultCacheKey, result: StoredResult, ttlMs: number): void {
+    // A stalled Redis client queues every command it is given, payload included, until the server
+    // answers: results sent during an outage would pile up in memory. Reads still probe for its return.
+    if (this.failing) return
     let stored: MaybePromise<void>
     try {
       stored = this.store.set(key, result, ttlMs)
