@@ -1,8 +1,8 @@
 import type { ErrorEnvelope } from "../domain/envelope.js"
 
 /**
- * An error response seen by `createClient`, or a success whose body is not JSON: its status and, when
- * the server sent one, its ErrorEnvelope.
+ * An error response seen by `createClient`, a 304 Not Modified (to a call's own If-None-Match), or a
+ * success whose body is not JSON: its status and, when the server sent one, its ErrorEnvelope.
  */
 export class ServeClientError extends Error {
   readonly _tag = "ServeClientError" as const

@@ -1,4 +1,5 @@
 import type { ServeQueriesMap } from "../domain/config.js"
+import { joinPath } from "../domain/definition.js"
 import type { HttpMethod } from "../domain/http.js"
 import type { QueryInput, QueryOutput } from "../facade/types.js"
 import { parseErrorEnvelope, ServeClientError } from "./ServeClientError.js"
@@ -14,10 +15,10 @@ export interface ClientOptions<TQueries> {
   readonly headers?: HeadersSource
   /**
    * The HTTP method of queries that are not GET. Those not listed are looked up once, on the first
-   * call, in the API's OpenAPI document at `baseUrl + openapiPath`; when that answers 404, they are GET.
+   * call, in the API's OpenAPI document at `baseUrl` + `openapiPath`; when that answers 404, they are GET.
    */
   readonly methods?: { readonly [K in keyof TQueries]?: HttpMethod }
-  /** Default "/openapi.json", the server's default `openapi.path`. */
+  /** The server's `openapi.path`, joined to `baseUrl` with one slash as the server joins it. Default "/openapi.json". */
   readonly openapiPath?: string
 }
 
@@ -26,8 +27,11 @@ export interface CallOptions {
   readonly signal?: AbortSignal
 }
 
+/** A query needs no input when its input accepts `{}` (no required field) or `undefined` (`Schema.Undefined`, `z.undefined()`). */
+type TakesNothing<I> = {} extends I ? true : undefined extends I ? true : false
+
 /** One query as a function: the input is optional when the query needs none. */
-export type ClientCall<I, O> = {} extends I ? (input?: I, options?: CallOptions) => Promise<O>
+export type ClientCall<I, O> = TakesNothing<I> extends true ? (input?: I, options?: CallOptions) => Promise<O>
   : (input: I, options?: CallOptions) => Promise<O>
 
 /** A client whose members are the API's queries, typed by their definitions. */
@@ -52,6 +56,8 @@ const kindOf = (value: unknown): string =>
 /**
  * One value as text the server's query-string coercion reads back as it was: a text, a finite number,
  * a boolean, a Date (ISO text). Anything else would arrive changed, so it is refused, not sent.
+ * The text alone cannot say which it was: a field that also takes any text keeps `5` as "5" and a
+ * one-item list as its item. Only the schema knows that, and the client has none at run time.
  */
 const paramText = (name: string, value: unknown): string => {
   if (typeof value === "string") return value
@@ -79,6 +85,18 @@ const queryString = (input: unknown): string => {
 }
 
 const requestIdOf = (response: Response): string | undefined => response.headers.get("x-request-id") ?? undefined
+
+/** A query's path under `baseUrl`: its key joined as the server joins it to `basePath`, each segment percent-encoded. */
+const queryPath = (key: string): string => joinPath(key).split("/").map(encodeURIComponent).join("/")
+
+/**
+ * The error a call rejects with. A 304 comes only to a call that sent its own If-None-Match; the
+ * promise has no value to resolve to, so it rejects, saying that the caller's copy is current.
+ */
+const failureOf = (response: Response, text: string): ServeClientError =>
+  response.status === 304
+    ? new ServeClientError(304, undefined, requestIdOf(response), "Not Modified (HTTP 304): the copy If-None-Match names is current")
+    : new ServeClientError(response.status, parseErrorEnvelope(text), requestIdOf(response))
 
 /**
  * A 2xx body as JSON. One that is not (a proxy's login page, or a redirect fetch followed to one) is
@@ -114,8 +132,8 @@ interface OpenApiPaths {
  * A typed client for an API defined with `defineServe`: `createClient<typeof api>({ baseUrl })`, then
  * `await client.revenue({ from: "2024-01-01" })`. GET, HEAD and DELETE queries send their input as a
  * query string (refusing, with a TypeError, values it cannot carry), the others as a JSON body; an error
- * response, or a success that is not JSON, throws a `ServeClientError`. A query
- * named `then` cannot be called this way: the client is not a promise.
+ * response, a 304 (to a call's own If-None-Match) or a success that is not JSON throws a
+ * `ServeClientError`. A query named `then` cannot be called this way: the client is not a promise.
  */
 export const createClient = <TApi extends { readonly queries: ServeQueriesMap }>(
   options: ClientOptions<QueriesOf<TApi>>
@@ -123,7 +141,7 @@ export const createClient = <TApi extends { readonly queries: ServeQueriesMap }>
   const fetchImpl = options.fetch ?? globalThis.fetch
   const baseUrl = options.baseUrl.replace(/\/+$/, "")
   const listed = (options.methods ?? {}) as Readonly<Record<string, HttpMethod | undefined>>
-  const documentUrl = baseUrl + (options.openapiPath ?? "/openapi.json")
+  const documentUrl = baseUrl + joinPath(options.openapiPath ?? "/openapi.json")
   let documented: Promise<ReadonlyMap<string, HttpMethod> | undefined> | undefined
 
   const baseHeaders = (): HeadersInit | Promise<HeadersInit> =>
@@ -171,16 +189,16 @@ export const createClient = <TApi extends { readonly queries: ServeQueriesMap }>
     new Headers(callOptions.headers).forEach((value, name) => headers.set(name, value))
     const inQueryString = QUERY_STRING_METHODS.has(method)
     if (!inQueryString && input !== undefined) headers.set("content-type", "application/json")
-    const path = key.split("/").map(encodeURIComponent).join("/")
-    const response = await fetchImpl(`${baseUrl}/${path}${inQueryString ? queryString(input) : ""}`, {
+    const url = baseUrl + queryPath(key)
+    const response = await fetchImpl(url + (inQueryString ? queryString(input) : ""), {
       method,
       headers,
       body: inQueryString || input === undefined ? undefined : JSON.stringify(input),
       signal: callOptions.signal
     })
     const text = await response.text()
-    if (!response.ok) throw new ServeClientError(response.status, parseErrorEnvelope(text), requestIdOf(response))
-    return text.length === 0 ? undefined : parseAnswer(response, text, `The answer of ${method} ${baseUrl}/${path}`)
+    if (!response.ok) throw failureOf(response, text)
+    return text.length === 0 ? undefined : parseAnswer(response, text, `The answer of ${method} ${url}`)
   }
 
   const callers = new Map<string, (input?: unknown, callOptions?: CallOptions) => Promise<unknown>>()

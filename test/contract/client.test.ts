@@ -24,6 +24,10 @@ const queries = {
     throw new ServeHttpError(409, "CONFLICT", "The name is taken", { details: { name: "ada" } })
   }),
   ping: query.query(() => "pong"),
+  // Served at /api/analytics/leading and /api/analytics/trailing: the server joins paths with one slash.
+  "/leading": query.query(() => "leading"),
+  "trailing/": query.query(() => "trailing"),
+  cached: query.cache(60_000).query(() => ({ version: 1 })),
   echo: query
     .input(z.object({
       text: z.string().optional(),
@@ -89,6 +93,31 @@ describe("createClient against a server on loopback", () => {
     await configured.createNote({ text: "b" })
     await configured.rows({ from: "x" })
     expect(told.seen).toEqual(["POST /api/analytics/createNote", "GET /api/analytics/rows"])
+  })
+
+  it("asks for a query whose key has a leading or trailing slash at the path the server serves it on", async () => {
+    const recording = recordingFetch()
+    const client = createClient<typeof api>({ baseUrl, fetch: recording.fetchImpl })
+    await expect(client["/leading"]()).resolves.toBe("leading")
+    await expect(client["trailing/"]()).resolves.toBe("trailing")
+    expect(recording.seen).toEqual(["GET /api/analytics/openapi.json", "GET /api/analytics/leading", "GET /api/analytics/trailing"])
+  })
+
+  it("finds the OpenAPI document at an `openapiPath` written without a leading slash", async () => {
+    const recording = recordingFetch()
+    const client = createClient<typeof api>({ baseUrl, fetch: recording.fetchImpl, openapiPath: "openapi.json" })
+    await expect(client.createNote({ text: "a" })).resolves.toMatchObject({ id: 7 })
+    expect(recording.seen).toEqual(["GET /api/analytics/openapi.json", "POST /api/analytics/createNote"])
+  })
+
+  it("rejects a 304 to the caller's own If-None-Match with a ServeClientError saying the copy is current", async () => {
+    const first = await fetch(`${baseUrl}/cached`)
+    const etag = first.headers.get("etag")!
+    const client = createClient<typeof api>({ baseUrl, methods: { cached: "GET" } })
+    const notModified = await client.cached(undefined, { headers: { "if-none-match": etag } }).catch((error: unknown) => error)
+    expect(notModified).toBeInstanceOf(ServeClientError)
+    expect(notModified).toMatchObject({ status: 304, envelope: undefined, requestId: expect.any(String), message: expect.stringMatching(/^Not Modified/) })
+    await expect(client.cached(undefined, { headers: { "if-none-match": "\"other\"" } })).resolves.toEqual({ version: 1 })
   })
 
   it("throws a ServeClientError carrying the status, the ErrorEnvelope and the request id", async () => {

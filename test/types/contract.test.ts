@@ -100,6 +100,31 @@ describe("client types", () => {
     })
   })
 
+  it("makes the input optional for a query whose input is a schema for nothing", () => {
+    const nothing = defineServe({
+      queries: {
+        effectUndefined: query.input(Schema.Undefined).query(() => 1),
+        zodUndefined: query.input(z.undefined()).query(() => 1),
+        effectVoid: query.input(Schema.Void).query(() => 1),
+        zodVoid: query.input(z.void()).query(() => 1),
+        undefinedOrRange: query.input(Schema.UndefinedOr(DateRange)).query(() => 1)
+      }
+    })
+    const calls = createClient<typeof nothing>({ baseUrl: "http://127.0.0.1:1/api/analytics" })
+    expectTypeOf(calls.effectUndefined).toBeCallableWith()
+    expectTypeOf(calls.zodUndefined).toBeCallableWith()
+    expectTypeOf(calls.effectVoid).toBeCallableWith()
+    expectTypeOf(calls.zodVoid).toBeCallableWith()
+    expectTypeOf(calls.undefinedOrRange).toBeCallableWith()
+    expectTypeOf(calls.undefinedOrRange).toBeCallableWith({ from: "2024-01-01" })
+    typesOnly(() => {
+      // @ts-expect-error optional, but still nothing: an object is not undefined
+      void calls.effectUndefined({})
+      // @ts-expect-error from travels as text
+      void calls.undefinedOrRange({ from: new Date() })
+    })
+  })
+
   it("rejects with ServeClientError, whose envelope is typed", () => {
     expectTypeOf<ServeClientError["status"]>().toEqualTypeOf<number>()
     expectTypeOf<NonNullable<ServeClientError["envelope"]>["error"]["message"]>().toEqualTypeOf<string>()
