@@ -7,19 +7,61 @@ import type { JsonSchema } from "./jsonSchema.js"
 /**
  * The wire side of an Effect Schema as JSON Schema 2020-12, refinements kept, as callers should read
  * it: decoding defaults (`optionalWith(..., { default })`) become `default`, and the titles Effect
- * gives its own refinements (`int`, `between(1, 100)`) are left out. Undefined for a schema JSON
- * Schema cannot express.
+ * gives its own refinements (`int`, `between(1, 100)`) are left out, and so are the `$id`s it gives
+ * its keywords (`"/schemas/unknown"`). Undefined for a schema JSON Schema cannot express.
  */
 export const effectJsonSchema = (schema: Schema.Schema.AnyNoContext): JsonSchema | undefined => {
   try {
     // JSONSchema.make reads only the schema's `ast`: a rewritten AST needs no Schema built around it
     // (`Schema.make` would load effect/Schema, and fast-check with it, for APIs that use zod or valibot).
     const rewritten = { ast: new Documented().rewrite(schema.ast) } as unknown as Schema.Schema.AnyNoContext
-    return JSONSchema.make(rewritten, { target: "jsonSchema2020-12" }) as unknown as JsonSchema
+    return withoutEffectIds(JSONSchema.make(rewritten, { target: "jsonSchema2020-12" }) as unknown as JsonSchema)
   } catch {
     return undefined
   }
 }
+
+/**
+ * Whether an Effect Schema's wire side is nothing (`Schema.Void`, `Schema.Undefined`): as an output,
+ * the handler's result is `undefined`, which the server answers with 204.
+ */
+export const encodesToNothing = (schema: Schema.Schema.AnyNoContext): boolean => {
+  // The wire side is where transformations and refinements start from (`AST.encodedAST` would rebuild the whole tree).
+  let encoded = schema.ast
+  while (AST.isTransformation(encoded) || AST.isRefinement(encoded)) encoded = encoded.from
+  return AST.isVoidKeyword(encoded) || AST.isUndefinedKeyword(encoded)
+}
+
+// Effect gives `unknown`, `any`, `void`, `object`, `never` and `{}` an `$id` of "/schemas/<name>", copied
+// into every use: an OpenAPI document holding one twice is invalid ("$id defined more than once").
+const EFFECT_ID = /^\/schemas\//
+// Keywords whose values are data (an `$id` in a default is the caller's), and those that map names to schemas.
+const DATA_KEYWORDS: ReadonlySet<string> = new Set(["const", "default", "enum", "examples"])
+const SCHEMA_MAPS: ReadonlySet<string> = new Set(["$defs", "definitions", "properties", "patternProperties", "dependentSchemas"])
+
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const isEffectId = (keyword: string, value: unknown): boolean => keyword === "$id" && typeof value === "string" && EFFECT_ID.test(value)
+
+const withoutEffectIds = (schema: JsonSchema): JsonSchema =>
+  Object.fromEntries(
+    Object.entries(schema)
+      .filter(([keyword, value]) => !isEffectId(keyword, value))
+      .map(([keyword, value]) => [keyword, keywordWithoutIds(keyword, value)])
+  )
+
+/** A keyword's value without Effect's `$id`s: data as it is; a schema, a list of them or a map of them walked. */
+const keywordWithoutIds = (keyword: string, value: unknown): unknown => {
+  if (DATA_KEYWORDS.has(keyword)) return value
+  if (SCHEMA_MAPS.has(keyword) && isRecord(value)) {
+    return Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, subschemaWithoutIds(schema)]))
+  }
+  return subschemaWithoutIds(value)
+}
+
+const subschemaWithoutIds = (value: unknown): unknown =>
+  Array.isArray(value) ? value.map(subschemaWithoutIds) : isRecord(value) ? withoutEffectIds(value) : value
 
 // Effect's built-in refinements carry a schema id of its own and a title naming the function:
 // `int`, `between(1, 100)`, `minLength(2)`. A title written for people does not look like that.

@@ -105,10 +105,19 @@ export const stringLiteralsOf = (schema: JsonSchema, root: JsonSchema): Readonly
   return literals
 }
 
-/** The item schema of an array schema, taken from the first array alternative. */
-export const itemsOf = (schema: JsonSchema, root: JsonSchema): JsonSchema | undefined => {
+/** What an array schema says of its items: a tuple's positions (`prefixItems`), then the rest (`items`). */
+export interface ArrayItems {
+  // `true` or `false` at a position says nothing of its type: `{}` keeps the others in place.
+  readonly prefixItems: ReadonlyArray<JsonSchema>
+  readonly items: JsonSchema | undefined
+}
+
+/** The items of an array schema, taken from the first array alternative that describes them. */
+export const arrayItemsOf = (schema: JsonSchema, root: JsonSchema): ArrayItems | undefined => {
   for (const alternative of alternatives(schema, root)) {
-    if (isSchema(alternative.items)) return alternative.items
+    const prefixItems = Array.isArray(alternative.prefixItems) ? alternative.prefixItems.map((item) => (isSchema(item) ? item : {})) : []
+    const items = isSchema(alternative.items) ? alternative.items : undefined
+    if (prefixItems.length > 0 || items !== undefined) return { prefixItems, items }
   }
   return undefined
 }
@@ -157,4 +166,35 @@ export const objectProperties = (schema: JsonSchema, root: JsonSchema, depth = 0
     if (shape.required !== requiredEverywhere) united.set(name, { ...shape, required: requiredEverywhere })
   }
   return united
+}
+
+/** What an object schema says of the keys its `properties` do not name: records and catch-alls. */
+export interface OtherProperties {
+  /** `patternProperties`, in order: a key matching a pattern takes its schema. */
+  readonly patternProperties: ReadonlyArray<readonly [pattern: string, schema: JsonSchema]>
+  /** `additionalProperties` when it is a schema (not `true` or `false`): for keys no pattern matches. */
+  readonly additionalProperties: JsonSchema | undefined
+}
+
+/** The object schemas a value must or may match: alternatives and their `allOf` parts, references followed. */
+const objectParts = (schema: JsonSchema, root: JsonSchema, depth: number): ReadonlyArray<JsonSchema> => {
+  if (depth >= MAX_DEPTH) return []
+  return alternatives(schema, root).flatMap((branch) => [branch, ...subschemas(branch, "allOf").flatMap((part) => objectParts(part, root, depth + 1))])
+}
+
+/**
+ * The patterns and the schema for keys an object schema does not name, gathered from every part:
+ * the first `additionalProperties` schema counts. Undefined when no part has either.
+ */
+export const otherPropertiesOf = (schema: JsonSchema, root: JsonSchema): OtherProperties | undefined => {
+  const patternProperties: Array<readonly [string, JsonSchema]> = []
+  let additionalProperties: JsonSchema | undefined
+  for (const part of objectParts(schema, root, 0)) {
+    if (isSchema(part.patternProperties)) {
+      // A `true`/`false` pattern schema still claims its keys from `additionalProperties`.
+      for (const [pattern, property] of Object.entries(part.patternProperties)) patternProperties.push([pattern, isSchema(property) ? property : {}])
+    }
+    if (additionalProperties === undefined && isSchema(part.additionalProperties)) additionalProperties = part.additionalProperties
+  }
+  return patternProperties.length === 0 && additionalProperties === undefined ? undefined : { patternProperties, additionalProperties }
 }

@@ -2,10 +2,10 @@ import type { OpenApiOptions } from "../domain/config.js"
 import type { HttpMethod } from "../domain/http.js"
 import { type JsonSchema, objectProperties, typesOf } from "../domain/jsonSchema.js"
 import { SchemaComponents } from "./components.js"
-import type { ServeEndpoint } from "./endpoint.js"
-import { ERROR_ENVELOPE, errorEnvelopeSchema, errorResponseComponents } from "./errorResponses.js"
+import { refusesEmptyObject, type ServeEndpoint } from "./endpoint.js"
+import { ERROR_ENVELOPE, errorEnvelopeSchema, ErrorResponses } from "./errorResponses.js"
 import { HeaderComponents } from "./headers.js"
-import { NOT_MODIFIED, notModifiedResponse, operationResponses, revalidates } from "./responses.js"
+import { operationResponses, SuccessResponses } from "./responses.js"
 import { type SecurityScheme, SecuritySchemeNames } from "./securityScheme.js"
 
 type SecurityRequirements = ReadonlyArray<Readonly<Record<string, ReadonlyArray<string>>>>
@@ -47,6 +47,22 @@ const QUERY_METHODS: ReadonlySet<HttpMethod> = new Set(["GET", "HEAD", "DELETE"]
 const METHOD_ORDER: ReadonlyArray<HttpMethod> = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH"]
 // Without a configured or listening URL, servers are relative to where the document was fetched from.
 const SAME_ORIGIN = [{ url: "/" }]
+// In a path, `{` and `}` open a template, `?` and `#` end it, and `%` starts an escape.
+const SPECIAL_IN_PATH = /[{}?#%]/g
+
+/** A route's path as a `paths` key: those characters percent-encoded, as the server also finds them (see `respelledPath`). */
+const pathKey = (path: string): string => path.replace(SPECIAL_IN_PATH, (character) => encodeURIComponent(character))
+
+// Strategies run before roles and scopes are checked: without one, no caller can be authenticated.
+const NO_STRATEGY =
+  "Requires authentication, but no authentication strategy is configured for it: every request is answered 401. " +
+  "(An in-process `execute` given the caller as `auth` in its context can run it.)"
+
+/** The endpoint's description, with a line saying so when no strategy can ever let a request through. */
+const descriptionOf = (endpoint: ServeEndpoint): string | undefined => {
+  if (!endpoint.requiresAuth || endpoint.securitySchemes.length > 0) return endpoint.description
+  return endpoint.description === undefined ? NO_STRATEGY : `${endpoint.description}\n\n${NO_STRATEGY}`
+}
 
 /** Operation ids are unique: the endpoint's first route gets the key, later routes `key_method`, then `key_method_2`. */
 const claimOperationId = (endpoint: ServeEndpoint, taken: Set<string>): string => {
@@ -70,9 +86,6 @@ const queryParameters = (input: JsonSchema, root: JsonSchema): ReadonlyArray<Rec
     schema
   }))
 }
-
-const hasRequiredProperty = (input: JsonSchema, root: JsonSchema): boolean =>
-  [...(objectProperties(input, root)?.values() ?? [])].some((property) => property.required)
 
 /**
  * The schemes every endpoint that requires auth accepts: the strategies they all end with (the
@@ -100,9 +113,9 @@ class DocumentBuilder {
   readonly schemas = new SchemaComponents()
   readonly headers = new HeaderComponents()
   readonly securitySchemes = new SecuritySchemeNames()
-  readonly errorStatuses = new Set<number>()
+  readonly successes = new SuccessResponses(this.headers)
+  readonly errors = new ErrorResponses()
   readonly tags = new Set<string>()
-  revalidated = false
   /** The document's root `security`, when every endpoint that requires auth shares a scheme. */
   readonly rootSecurity: SecurityRequirements | undefined
   private readonly operationIds = new Set<string>()
@@ -116,10 +129,9 @@ class DocumentBuilder {
   operation(endpoint: ServeEndpoint): OpenApiOperation {
     const operationId = claimOperationId(endpoint, this.operationIds)
     for (const tag of endpoint.tags) this.tags.add(tag)
-    for (const status of endpoint.errorStatuses) this.errorStatuses.add(status)
-    if (revalidates(endpoint)) this.revalidated = true
+    this.errors.add(endpoint)
     const security = this.security(endpoint)
-    const description = endpoint.description
+    const description = descriptionOf(endpoint)
     return {
       operationId,
       summary: endpoint.summary ?? endpoint.name,
@@ -127,13 +139,15 @@ class DocumentBuilder {
       ...(endpoint.tags.length > 0 ? { tags: endpoint.tags } : {}),
       ...(security !== undefined ? { security } : {}),
       ...this.input(endpoint, operationId),
-      responses: operationResponses(endpoint, operationId, this.schemas, this.headers)
+      responses: operationResponses(endpoint, operationId, this.schemas, this.headers, this.successes)
     }
   }
 
   /**
    * Any one of the endpoint's schemes will do; OAuth2 and OpenID Connect list the scopes it requires.
-   * A public endpoint of a document with a root `security` says `[]`: it needs none of it.
+   * A public endpoint of a document with a root `security` says `[]`: it needs none of it. One that
+   * requires auth without a strategy lists none (there is no scheme to name; its description says so),
+   * and keeps the document from having a root `security` (see `sharedSchemes`).
    */
   private security(endpoint: ServeEndpoint): OpenApiOperation["security"] {
     if (!endpoint.requiresAuth || endpoint.securitySchemes.length === 0) return this.rootSecurity === undefined ? undefined : []
@@ -153,7 +167,7 @@ class DocumentBuilder {
     }
     return {
       requestBody: {
-        required: input !== undefined && hasRequiredProperty(input, this.schemas.root),
+        required: endpoint.inputRequired ?? refusesEmptyObject(input),
         // No input schema: the body may be anything.
         content: { "application/json": { schema: input ?? {} } }
       }
@@ -188,12 +202,11 @@ export const buildOpenApiDocument = (endpoints: ReadonlyArray<ServeEndpoint>, op
       const operation = pathItem.get(method)
       if (operation !== undefined) item[method.toLowerCase()] = operation
     }
-    paths[path] = item
+    paths[pathKey(path)] = item
   }
   const { title: _title, version: _version, ...info } = options.info ?? {}
   const tags = builder.documentTags(options.tags)
-  const errorResponses = errorResponseComponents(builder.errorStatuses, builder.headers)
-  const responses = builder.revalidated ? { [NOT_MODIFIED]: notModifiedResponse(builder.headers), ...errorResponses } : errorResponses
+  const responses = { ...builder.successes.toJSON(), ...builder.errors.components(builder.headers) }
   return {
     openapi: "3.1.0",
     info: {

@@ -1,5 +1,9 @@
 import type { EndpointInfo, ServeMiddleware } from "../domain/config.js"
-import type { JsonSchema } from "../domain/jsonSchema.js"
+import { encodesToNothing } from "../domain/effectJsonSchema.js"
+import { type JsonSchema, objectProperties, typesOf } from "../domain/jsonSchema.js"
+import { isPromiseLike } from "../domain/maybePromise.js"
+import { emptyRecord } from "../domain/queryString.js"
+import { type CompiledSchema, isStandardSchema, type ServeSchema } from "../domain/schema.js"
 import type { RoutePlan } from "../pipeline/plan.js"
 import { type SecurityScheme, securitySchemeOf } from "./securityScheme.js"
 
@@ -18,6 +22,13 @@ export interface ServeEndpoint extends EndpointInfo {
   readonly errorStatuses: ReadonlyArray<number>
   /** Headers its middlewares set on every answer (`X-RateLimit-*` behind `rateLimit`). */
   readonly responseHeaders: ReadonlyArray<string>
+  /**
+   * A request that sends no input (no body, no query string) fails validation. `describe()` always
+   * sets it; left out (an endpoint built by hand), the input's JSON Schema alone decides.
+   */
+  readonly inputRequired?: boolean
+  /** The output schema is one for nothing (Effect `Schema.Void`, `Schema.Undefined`): answers are 204, without a body. */
+  readonly outputIsNothing?: boolean
 }
 
 /**
@@ -53,6 +64,37 @@ const errorStatusesOf = (route: RoutePlan): ReadonlyArray<number> => {
   return [...statuses].sort((a, b) => a - b)
 }
 
+/** The JSON Schema says `{}` fails: it takes no object, or an object with a required property. */
+export const refusesEmptyObject = (schema: JsonSchema | undefined): boolean => {
+  if (schema === undefined) return false
+  const types = typesOf(schema, schema)
+  if (types.size > 0 && !types.has("object")) return true
+  return [...(objectProperties(schema, schema)?.values() ?? [])].some((property) => property.required)
+}
+
+/** The validator refuses what a request without input reads as: an empty query string, so `{}` (`undefined` for a schema for nothing). */
+const decoderRefusesNoInput = (input: CompiledSchema): boolean => {
+  try {
+    const decoded = input.decode(input.coerce(emptyRecord()))
+    // An asynchronous answer comes too late for a document built synchronously: judged by the JSON Schema alone.
+    if (isPromiseLike(decoded)) decoded.then(undefined, () => undefined)
+    return false
+  } catch {
+    return true
+  }
+}
+
+/**
+ * Whether a request without input is refused. The JSON Schema tells when it refuses `{}`; when it
+ * would let `{}` through, or there is none, the validator is asked (a refinement, a schema for
+ * nothing, a validator without JSON Schema): one decode, and only there, since a refusal costs an error.
+ */
+const refusesNoInput = (input: CompiledSchema): boolean => refusesEmptyObject(input.jsonSchema()) || decoderRefusesNoInput(input)
+
+// A schema is an Effect Schema or a Standard Schema (`compileSchema` refuses anything else).
+const isNothing = (schema: ServeSchema | undefined): boolean =>
+  schema !== undefined && !isStandardSchema(schema) && encodesToNothing(schema)
+
 /** Describes every route of a compiled API; JSON Schemas come from the per-schema cache. */
 export const describeRoutes = (routes: ReadonlyArray<RoutePlan>): ReadonlyArray<ServeEndpoint> =>
   routes.map((route) => {
@@ -70,6 +112,8 @@ export const describeRoutes = (routes: ReadonlyArray<RoutePlan>): ReadonlyArray<
           ...(plan.resultCached ? ["X-Cache"] : []),
           ...plan.middlewares.flatMap((middleware) => (middleware as DocumentedMiddleware).responseHeaders ?? [])
         ])
-      ]
+      ],
+      inputRequired: refusesNoInput(plan.input),
+      outputIsNothing: isNothing(plan.config.outputSchema)
     }
   })

@@ -1,6 +1,7 @@
 import type { ErrorType } from "../domain/errors.js"
 import type { JsonSchema } from "../domain/jsonSchema.js"
-import { type HeaderComponents, RATE_LIMIT_HEADERS } from "./headers.js"
+import type { ServeEndpoint } from "./endpoint.js"
+import type { HeaderComponents } from "./headers.js"
 
 // A record rather than a list so the compiler insists on every ErrorType.
 const ERROR_TYPES: Readonly<Record<ErrorType, null>> = {
@@ -66,7 +67,7 @@ export const errorEnvelopeSchema: JsonSchema = {
 interface ErrorResponseSpec {
   readonly name: string
   readonly description: string
-  /** Names of the headers this answer carries besides X-Request-Id. */
+  /** Names of the headers this answer carries besides X-Request-Id, Vary and those of the endpoint. */
   readonly headers?: ReadonlyArray<string>
 }
 
@@ -82,9 +83,9 @@ const ERROR_RESPONSES: ReadonlyMap<number, ErrorResponseSpec> = new Map([
   [413, { name: "PayloadTooLarge", description: "PAYLOAD_TOO_LARGE: the request body exceeds the server's body limit." }],
   [429, {
     name: "TooManyRequests",
-    // The X-RateLimit-* headers come with rateLimit's 429s; authFailureLimit's carry Retry-After only.
+    // rateLimit's 429s also carry its X-RateLimit-* headers (an endpoint's own, see ErrorResponses).
     description: "RATE_LIMITED: too many requests in the current window, or too many failed authentications from this address.",
-    headers: ["Retry-After", ...RATE_LIMIT_HEADERS]
+    headers: ["Retry-After"]
   }],
   [500, { name: "InternalServerError", description: "INTERNAL_SERVER_ERROR or QUERY_FAILURE. Nothing of the original error is exposed." }],
   [503, { name: "ServiceUnavailable", description: "DATABASE_UNREACHABLE or SERVICE_UNAVAILABLE." }],
@@ -96,16 +97,38 @@ const specFor = (status: number): ErrorResponseSpec =>
 
 export const errorResponseName = (status: number): string => specFor(status).name
 
-/** `components.responses` for the error statuses used, in status order. */
-export const errorResponseComponents = (statuses: ReadonlySet<number>, headers: HeaderComponents): Record<string, unknown> => {
-  const responses: Record<string, unknown> = {}
-  for (const status of [...statuses].sort((a, b) => a - b)) {
-    const spec = specFor(status)
-    responses[spec.name] = {
-      description: spec.description,
-      headers: headers.refs(["X-Request-Id", ...(spec.headers ?? [])]),
-      content: { "application/json": { schema: { $ref: `#/components/schemas/${ERROR_ENVELOPE}` } } }
+// Answered before any middleware runs (body, credentials, guards, validation): without the headers
+// middlewares and the result cache set.
+const BEFORE_MIDDLEWARES: ReadonlySet<number> = new Set([400, 401, 403, 413])
+
+/**
+ * The error statuses of one document, and the headers their answers carry. An error given once an
+ * endpoint's middlewares ran (its handler's, 406, a middleware's own 429) keeps their headers and
+ * the result cache's (`X-RateLimit-*`, `X-Cache`): the one shared response lists every header some
+ * endpoint sends with it. Vary may come with any answer (CORS sets `Vary: Origin`).
+ */
+export class ErrorResponses {
+  private readonly headersByStatus = new Map<number, Set<string>>()
+
+  add(endpoint: ServeEndpoint): void {
+    for (const status of endpoint.errorStatuses) {
+      let names = this.headersByStatus.get(status)
+      if (names === undefined) this.headersByStatus.set(status, (names = new Set()))
+      if (!BEFORE_MIDDLEWARES.has(status)) for (const name of endpoint.responseHeaders) names.add(name)
     }
   }
-  return responses
+
+  /** `components.responses` for the error statuses used, in status order. */
+  components(headers: HeaderComponents): Record<string, unknown> {
+    const responses: Record<string, unknown> = {}
+    for (const [status, names] of [...this.headersByStatus].sort(([a], [b]) => a - b)) {
+      const spec = specFor(status)
+      responses[spec.name] = {
+        description: spec.description,
+        headers: headers.refs(["X-Request-Id", ...(spec.headers ?? []), ...names, "Vary"]),
+        content: { "application/json": { schema: { $ref: `#/components/schemas/${ERROR_ENVELOPE}` } } }
+      }
+    }
+    return responses
+  }
 }

@@ -24,6 +24,11 @@ export const RESPONSE_HEADERS: Readonly<Record<string, HeaderObject>> = {
     "Validator of the answer: strong, or weak (`W/`) when the answer was compressed. " +
       "Send it back in If-None-Match to get 304 while the answer has not changed."
   ),
+  Vary: text(
+    "The request headers the answer depends on, for caches: `Accept` when the format was negotiated on an answer " +
+      "with a cache TTL above 0, with the credential headers of one that depends on the caller; `Origin` when the " +
+      "API answers CORS requests; `Accept-Encoding` when the body may be compressed."
+  ),
   "X-Cache": {
     description: "`HIT` when the answer came from the server's result cache, `MISS` when the query ran for it.",
     schema: { type: "string", enum: ["HIT", "MISS"] }

@@ -130,3 +130,88 @@ describe("query-string coercion driven by the input's JSON Schema", () => {
     expect(conversions).toBe(1)
   })
 })
+
+/** Accepts any input and describes it by `jsonSchema`: the answer shows exactly what coercion did. */
+const describedBy = (jsonSchema: Record<string, unknown>): StandardSchemaV1 & StandardJSONSchemaV1 => ({
+  "~standard": { version: 1, vendor: "test", validate: (value) => ({ value }), jsonSchema: { input: () => jsonSchema, output: () => ({}) } }
+})
+
+const echoed = async (inputSchema: ServeSchema, query: Record<string, string | Array<string>>): Promise<unknown> =>
+  bodyOf(await echo(inputSchema).handler(get("/api/analytics/echo", query)))
+
+describe("query-string coercion of tuples", () => {
+  it("coerces each position by its own schema (`prefixItems`)", async () => {
+    for (const inputSchema of [Schema.Struct({ t: Schema.Tuple(Schema.Number, Schema.String) }), z.object({ t: z.tuple([z.number(), z.string()]) })]) {
+      expect(await echoed(inputSchema, { t: ["1", "2"] })).toEqual({ t: [1, "2"] })
+    }
+  })
+
+  it("coerces the positions after the tuple's own by its rest schema (`items`)", async () => {
+    for (const inputSchema of [Schema.Struct({ t: Schema.Tuple([Schema.Number], Schema.Boolean) }), z.object({ t: z.tuple([z.number()], z.boolean()) })]) {
+      expect(await echoed(inputSchema, { t: ["1", "true", "false"] })).toEqual({ t: [1, true, false] })
+    }
+  })
+
+  it("reads a single value as the first position", async () => {
+    const inputSchema = Schema.Struct({ t: Schema.Tuple(Schema.Number, Schema.optionalElement(Schema.Boolean)) })
+    expect(await echoed(inputSchema, { t: "5" })).toEqual({ t: [5] })
+  })
+})
+
+describe("query-string coercion of records", () => {
+  it("coerces every key by the record's value schema (`additionalProperties`)", async () => {
+    const Counts = Schema.Record({ key: Schema.String, value: Schema.Number })
+    const zodCounts = z.record(z.string(), z.number())
+    for (const inputSchema of [Counts, Counts.annotations({ identifier: "Counts" }), zodCounts, zodCounts.nullable(), type({ "[string]": "number" })]) {
+      expect(await echoed(inputSchema, { x: "1", y: "2.5" })).toEqual({ x: 1, y: 2.5 })
+    }
+  })
+
+  it("applies the list rules to a record of lists: a single value is a one-element list", async () => {
+    const inputSchema = Schema.Record({ key: Schema.String, value: Schema.Array(Schema.Int) })
+    expect(await echoed(inputSchema, { x: ["1", "2"], y: "3" })).toEqual({ x: [1, 2], y: [3] })
+  })
+
+  it("coerces the keys a struct does not name by its record part, and named keys by their own schema only", async () => {
+    const effect = Schema.Struct({ a: Schema.Number }, Schema.Record({ key: Schema.String, value: Schema.Number }))
+    expect(await echoed(effect, { a: "1", x: "2" })).toEqual({ a: 1, x: 2 })
+    expect(await echoed(z.object({ a: z.string() }).catchall(z.number()), { a: "1", x: "2" })).toEqual({ a: "1", x: 2 })
+    // zod writes an intersection as `allOf`: the record is one part, the named key another.
+    const intersection = z.intersection(z.object({ a: z.number() }), z.record(z.string(), z.number()))
+    expect(await echoed(intersection, { a: "1", x: "2" })).toEqual({ a: 1, x: 2 })
+  })
+
+  it("coerces the keys matching a record's key pattern (`patternProperties`), and leaves the others as text", async () => {
+    const effect = Schema.Record({ key: Schema.TemplateLiteral("n_", Schema.String), value: Schema.Number })
+    expect(await echoed(effect, { n_a: "1" })).toEqual({ n_a: 1 })
+    expect(await echoed(type({ a: "string", "[/^n_/]": "number" }), { a: "1", n_x: "2", z: "3" })).toEqual({ a: "1", n_x: 2, z: "3" })
+  })
+
+  it("takes a matching pattern's schema over `additionalProperties`", async () => {
+    const inputSchema = describedBy({
+      type: "object",
+      patternProperties: { "^n_": { type: "number" }, "^s_": { type: "string" } },
+      additionalProperties: { type: "boolean" }
+    })
+    expect(await echoed(inputSchema, { n_a: "1", n_b: "true", s_a: "true", on: "true", off: "1" }))
+      .toEqual({ n_a: 1, n_b: "true", s_a: "true", on: true, off: "1" })
+  })
+
+  it("reads patterns in unicode mode, else in the older syntax; one read neither way matches no key", async () => {
+    const inputSchema = describedBy({
+      type: "object",
+      patternProperties: { "^\\p{Lu}": { type: "number" }, "^n\\_": { type: "number" }, "(": { type: "null" } },
+      additionalProperties: { type: "boolean" }
+    })
+    expect(await echoed(inputSchema, { Ab: "1", n_a: "1", x: "true" })).toEqual({ Ab: 1, n_a: 1, x: true })
+  })
+
+  it("drops a `__proto__` key: Effect would make a record's value for it the input's prototype", async () => {
+    const inputSchema = Schema.Record({ key: Schema.String, value: Schema.Array(Schema.Number) })
+    const api = defineServe({
+      queries: { echo: { inputSchema, query: ({ input }: { input: object }) => ({ input, plainPrototype: Object.getPrototypeOf(input) === Object.prototype }) } }
+    })
+    const response = await api.handler(get("/api/analytics/echo", { ["__proto__"]: ["1", "2"], x: "3" }))
+    expect(bodyOf(response)).toEqual({ input: { x: [3] }, plainPrototype: true })
+  })
+})

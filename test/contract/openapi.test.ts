@@ -191,17 +191,19 @@ describe("the OpenAPI 3.1 document", () => {
     })
     const document = await documentOf(api)
     const statuses = (path: string, method = "get") => Object.keys(operation(document, path, method).responses)
-    expect(statuses("/api/analytics/open")).toEqual(["200", "406", "500", "503", "504"])
+    // Without an output schema, the handler may return nothing: 204.
+    expect(statuses("/api/analytics/open")).toEqual(["200", "204", "406", "500", "503", "504"])
     expect(operation(document, "/api/analytics/open", "get").security).toEqual([])
-    expect(statuses("/api/analytics/filtered")).toEqual(["200", "400", "406", "500", "503", "504"])
-    expect(statuses("/api/analytics/guarded")).toEqual(["200", "401", "403", "406", "500", "503", "504"])
-    expect(statuses("/api/analytics/limited", "post")).toEqual(["200", "400", "406", "413", "429", "500", "503", "504"])
+    expect(statuses("/api/analytics/filtered")).toEqual(["200", "204", "400", "406", "500", "503", "504"])
+    expect(statuses("/api/analytics/guarded")).toEqual(["200", "204", "401", "403", "406", "500", "503", "504"])
+    expect(statuses("/api/analytics/limited", "post")).toEqual(["200", "204", "400", "406", "413", "429", "500", "503", "504"])
     expect(operation(document, "/api/analytics/guarded", "get").responses["403"]).toEqual({ $ref: "#/components/responses/Forbidden" })
     expect(Object.keys(document.components.responses)).toEqual([
-      "BadRequest", "Unauthorized", "Forbidden", "NotAcceptable", "PayloadTooLarge", "TooManyRequests", "InternalServerError", "ServiceUnavailable",
+      "NoContent", "BadRequest", "Unauthorized", "Forbidden", "NotAcceptable", "PayloadTooLarge", "TooManyRequests", "InternalServerError", "ServiceUnavailable",
       "GatewayTimeout"
     ])
-    for (const response of Object.values(document.components.responses)) {
+    for (const [name, response] of Object.entries(document.components.responses)) {
+      if (name === "NoContent") continue
       expect(response).toMatchObject({ content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } } })
     }
     expect(document.components.responses.TooManyRequests).toMatchObject({ headers: { "Retry-After": { $ref: "#/components/headers/RetryAfter" } } })
@@ -345,10 +347,90 @@ describe("the OpenAPI 3.1 document", () => {
       }
     })
     const document = await documentOf(api)
+    // The validator itself says a body is required: `{}` fails both.
     for (const key of ["valibot", "effect"]) {
-      expect(operation(document, `/api/analytics/${key}`, "post").requestBody).toEqual({ required: false, content: { "application/json": { schema: {} } } })
+      expect(operation(document, `/api/analytics/${key}`, "post").requestBody).toEqual({ required: true, content: { "application/json": { schema: {} } } })
     }
     expect(operation(document, "/api/analytics/valibot", "post").responses["200"]).toMatchObject({ content: { "application/json": { schema: {} } } })
+  })
+})
+
+describe("what the document says matches what the server does", () => {
+  it("keeps none of the `$id`s Effect gives Unknown, Any, Object and Void: used more than once, they made the document invalid", async () => {
+    const api = defineServe({
+      queries: {
+        nothing: { method: "POST", inputSchema: Schema.Void, query: () => 1 },
+        loose: {
+          method: "POST",
+          inputSchema: Schema.Struct({ x: Schema.Unknown, y: Schema.Struct({ z: Schema.Unknown }), a: Schema.Any }),
+          outputSchema: Schema.Struct({ u: Schema.Unknown, o: Schema.Object, v: Schema.Array(Schema.Any) }),
+          query: () => ({ u: 1, o: {}, v: [] })
+        },
+        tagged: {
+          inputSchema: Schema.Struct({ meta: Schema.optionalWith(Schema.Unknown, { default: () => ({ $id: "/schemas/mine" }) }) }),
+          query: () => 1
+        }
+      }
+    })
+    const document = await documentOf(api)
+    const result = await new Validator().validate(structuredClone(document) as unknown as Record<string, unknown>)
+    expect(result.errors).toBeUndefined()
+    expect(result.valid).toBe(true)
+    const loose = operation(document, "/api/analytics/loose", "post")
+    expect(loose.requestBody).toMatchObject({ content: { "application/json": { schema: { properties: { x: { title: "unknown" }, a: { title: "any" } } } } } })
+    expect(JSON.stringify(loose)).not.toContain("$id")
+    // A default is data: an `$id` in it is the caller's and stays.
+    expect(operation(document, "/api/analytics/tagged", "get").parameters![0]!.schema).toEqual({ title: "unknown", default: { $id: "/schemas/mine" } })
+  })
+
+  it("requires a request body exactly when the server refuses a request without one", async () => {
+    const queries: Record<string, ServeQueryEntry> = {
+      array: { method: "POST", inputSchema: Schema.Array(Schema.Number), query: () => 1 },
+      number: { method: "PUT", inputSchema: Schema.Number, query: () => 1 },
+      zodArray: { method: "PATCH", inputSchema: z.array(z.string()), query: () => 1 },
+      someRequired: { method: "POST", inputSchema: Schema.Struct({ a: Schema.Number }), query: () => 1 },
+      noneRequired: { method: "POST", inputSchema: Schema.Struct({ a: Schema.optional(Schema.Number) }), query: () => 1 },
+      nothing: { method: "POST", inputSchema: Schema.Void, query: () => 1 },
+      zodNothing: { method: "POST", inputSchema: z.void(), query: () => 1 },
+      withoutJsonSchema: { method: "POST", inputSchema: v.object({ n: v.number() }), query: () => 1 },
+      untyped: { method: "POST", query: () => 1 }
+    }
+    const api = defineServe({ queries })
+    const document = await documentOf(api)
+    const required: Array<string> = []
+    for (const [key, entry] of Object.entries(queries)) {
+      const method = (entry as { method: string }).method
+      const body = operation(document, `/api/analytics/${key}`, method.toLowerCase()).requestBody as { required: boolean }
+      const answer = await api.handler({ method: method as "POST", path: `/api/analytics/${key}`, query: {}, headers: {} })
+      expect([key, body.required]).toEqual([key, answer.status === 400])
+      if (body.required) required.push(key)
+    }
+    expect(required).toEqual(["array", "number", "zodArray", "someRequired", "withoutJsonSchema"])
+  })
+
+  it("says that an endpoint requiring auth with no strategy to give it answers 401, without inventing a scheme", async () => {
+    const { query } = initServe({})
+    const api = defineServe({
+      queries: {
+        admin: query.requireRole("admin").describe("Totals across tenants.").query(() => "s"),
+        signedIn: query.requireAuth().query(() => "s"),
+        open: query.query(() => 1)
+      }
+    })
+    const document = await documentOf(api)
+    for (const key of ["admin", "signedIn"]) {
+      const op = operation(document, `/api/analytics/${key}`, "get")
+      expect(op.security).toBeUndefined()
+      expect(op.responses["401"]).toEqual({ $ref: "#/components/responses/Unauthorized" })
+      expect(op.description).toMatch(/no authentication strategy.*401/)
+      expect((await api.handler(get(`/api/analytics/${key}`))).status).toBe(401)
+    }
+    expect(operation(document, "/api/analytics/admin", "get").description).toMatch(/^Totals across tenants\.\n\n/)
+    expect(operation(document, "/api/analytics/open", "get").description).toBeUndefined()
+    expect(document.security).toBeUndefined()
+    expect(document.components.securitySchemes).toBeUndefined()
+    // In process, a caller given as auth context still runs it.
+    expect(await api.execute("admin", { context: { auth: { roles: ["admin"] } } })).toBe("s")
   })
 })
 
@@ -369,8 +451,8 @@ describe("describe()", () => {
     api.route("/totals-by-get", "totals", { method: "GET" })
     const [primary, extra] = api.describe()
     expect(Object.keys(primary!).sort()).toEqual([
-      "cacheTtlMs", "custom", "description", "errorStatuses", "inputSchema", "key", "method", "name", "outputSchema", "path",
-      "requiredRoles", "requiredScopes", "requiresAuth", "responseHeaders", "securitySchemes", "summary", "tags"
+      "cacheTtlMs", "custom", "description", "errorStatuses", "inputRequired", "inputSchema", "key", "method", "name", "outputIsNothing",
+      "outputSchema", "path", "requiredRoles", "requiredScopes", "requiresAuth", "responseHeaders", "securitySchemes", "summary", "tags"
     ])
     expect(primary).toMatchObject({
       key: "totals",
@@ -381,7 +463,9 @@ describe("describe()", () => {
       inputSchema: { type: "object", required: ["region"], properties: { region: { type: "string" } } },
       outputSchema: { type: "object", required: ["total"], properties: { total: { type: "number" } } },
       securitySchemes: [{ type: "apiKey", in: "header", name: "x-api-key" }],
-      errorStatuses: [400, 401, 403, 406, 413, 500, 503, 504]
+      errorStatuses: [400, 401, 403, 406, 413, 500, 503, 504],
+      inputRequired: true,
+      outputIsNothing: false
     })
     expect(extra).toMatchObject({ key: "totals", path: "/api/analytics/totals-by-get", method: "GET", errorStatuses: [400, 401, 403, 406, 500, 503, 504] })
   })
@@ -390,5 +474,19 @@ describe("describe()", () => {
     const api = manyEndpoints()
     const options = { info: { title: "Many endpoints", version: "2.3.4", description: "Every shape at once." } }
     expect(buildOpenApiDocument(api.describe(), options)).toEqual(await documentOf(api))
+  })
+
+  it("documents a hand-built endpoint without inputRequired/outputIsNothing by its JSON Schemas", () => {
+    const api = defineServe({
+      queries: {
+        report: { method: "POST", inputSchema: Schema.Struct({ region: Schema.String }), query: () => ({ total: 1 }) },
+        note: { method: "POST", inputSchema: Schema.Struct({ text: Schema.optional(Schema.String) }), query: () => ({ total: 1 }) }
+      }
+    })
+    const handBuilt = api.describe().map(({ inputRequired: _required, outputIsNothing: _nothing, ...endpoint }) => endpoint)
+    const paths = buildOpenApiDocument(handBuilt).paths as unknown as Record<string, { post: { requestBody: { required: boolean }; responses: Record<string, unknown> } }>
+    expect(paths["/api/analytics/report"]!.post.requestBody.required).toBe(true)
+    expect(paths["/api/analytics/note"]!.post.requestBody.required).toBe(false)
+    expect(Object.keys(paths["/api/analytics/report"]!.post.responses)).toContain("200")
   })
 })
