@@ -1,6 +1,6 @@
 import type { OpenApiOptions } from "../domain/config.js"
 import type { HttpMethod } from "../domain/http.js"
-import { type JsonSchema, objectProperties, typesOf } from "../domain/jsonSchema.js"
+import { type JsonSchema, objectProperties, otherPropertiesOf, typesOf } from "../domain/jsonSchema.js"
 import { SchemaComponents } from "./components.js"
 import { refusesEmptyObject, type ServeEndpoint } from "./endpoint.js"
 import { ERROR_ENVELOPE, errorEnvelopeSchema, ErrorResponses } from "./errorResponses.js"
@@ -73,11 +73,34 @@ const claimOperationId = (endpoint: ServeEndpoint, taken: Set<string>): string =
   return id
 }
 
-/** Query parameters from an object input schema; lists use repeated keys (`form`, exploded). */
+/**
+ * The keys a record input takes beyond those it names, as one parameter: an object in `form` style,
+ * exploded, is sent as one `key=value` pair per property, so its own name never goes on the wire.
+ */
+const otherKeysParameter = (input: JsonSchema, root: JsonSchema, named: ReadonlySet<string>): Record<string, unknown> | undefined => {
+  const others = otherPropertiesOf(input, root)
+  if (others === undefined) return undefined
+  let name = "params"
+  while (named.has(name)) name = `${name}_`
+  return {
+    name,
+    in: "query",
+    required: false,
+    style: "form",
+    explode: true,
+    description: "Keys of your choosing, each sent as its own query parameter (`?a=1&b=2`).",
+    schema: {
+      type: "object",
+      ...(others.patternProperties.length > 0 ? { patternProperties: Object.fromEntries(others.patternProperties) } : {}),
+      ...(others.additionalProperties !== undefined ? { additionalProperties: others.additionalProperties } : {})
+    }
+  }
+}
+
+/** Query parameters from an object input schema; lists use repeated keys (`form`, exploded); a record's other keys are one more. */
 const queryParameters = (input: JsonSchema, root: JsonSchema): ReadonlyArray<Record<string, unknown>> => {
-  const properties = objectProperties(input, root)
-  if (properties === undefined) return []
-  return [...properties].map(([name, { schema, required }]) => ({
+  const properties = objectProperties(input, root) ?? new Map()
+  const named = [...properties].map(([name, { schema, required }]) => ({
     name,
     in: "query",
     required,
@@ -85,6 +108,8 @@ const queryParameters = (input: JsonSchema, root: JsonSchema): ReadonlyArray<Rec
     ...(typesOf(schema, root).has("array") ? { style: "form", explode: true } : {}),
     schema
   }))
+  const others = otherKeysParameter(input, root, new Set(properties.keys()))
+  return others === undefined ? named : [...named, others]
 }
 
 /**

@@ -370,3 +370,35 @@ describe("paths of keys with characters URLs and OpenAPI give a meaning", () => 
     }
   })
 })
+
+describe("record inputs in a query string", () => {
+  const api = defineServe({
+    queries: {
+      totals: { inputSchema: Schema.Record({ key: Schema.String, value: Schema.Number }), query: ({ input }: { input: Record<string, number> }) => input },
+      mixed: {
+        inputSchema: Schema.Struct({ params: Schema.String }, Schema.Record({ key: Schema.TemplateLiteral("n_", Schema.String), value: Schema.Number })),
+        query: ({ input }: { input: Record<string, unknown> }) => input
+      }
+    }
+  })
+
+  it("documents the keys a record takes as one exploded form parameter, and the server reads them so", async () => {
+    const document = await documentOf(api)
+    expect((await new Validator().validate(structuredClone(document) as unknown as Record<string, unknown>)).valid).toBe(true)
+    expect(operation(document, "totals").parameters).toEqual([expect.objectContaining({
+      name: "params",
+      in: "query",
+      required: false,
+      style: "form",
+      explode: true,
+      schema: { type: "object", additionalProperties: { type: "number" } }
+    })])
+    // A record part beside named keys: its parameter takes a name none of them has.
+    const mixed = operation(document, "mixed").parameters!
+    expect(mixed.map((p) => p.name)).toEqual(["params", "params_"])
+    // Effect writes a template-literal key as `propertyNames` with a pattern, and the values under the pattern "".
+    expect(mixed[1]).toMatchObject({ style: "form", explode: true, schema: { type: "object", patternProperties: { "": { type: "number" } } } })
+    // As the document says: one pair per key, and the parameter's own name never sent.
+    expect(bodyOf(await api.handler(get("/api/analytics/totals", { a: "1", b: "2.5" })))).toEqual({ a: 1, b: 2.5 })
+  })
+})
