@@ -3,20 +3,26 @@
  * database, checks hand-written SQL with DuckDB's own parser, and converts values to plain JSON.
  */
 import {
+  DuckDBTimestampValue,
   DuckDBTypeId,
   JsonDuckDBValueConverter,
-  doubleFromDecimalValue,
   type DuckDBConnection,
   type DuckDBInstance,
+  type DuckDBTimestampTZValue,
   type DuckDBValueConverter,
   type Json
 } from "@duckdb/node-api"
+import { cancellable } from "./cancel.js"
+import { exactInteger, exactNumber, finiteOrNull, utcInstant } from "./jsonValues.js"
 import { type ReadCheck, type Row, type SqlDriver, SqlGuardError, type Statement } from "./sql.js"
+
+const INTERRUPT_REPEAT_MS = 20
 
 /**
  * Connections handed out one statement at a time. A DuckDB connection runs one statement at a
  * time, so concurrent requests on a single connection queue behind each other; a few connections
- * let a short query pass a long one (each query still uses all cores inside DuckDB).
+ * let a short query pass a long one (each query still uses all cores inside DuckDB). A request that
+ * ends leaves the queue, or has its running statement interrupted: only live requests hold the pool.
  */
 export class ConnectionPool {
   private readonly idle: Array<DuckDBConnection>
@@ -33,15 +39,49 @@ export class ConnectionPool {
     return new ConnectionPool(connections)
   }
 
-  async use<A>(work: (connection: DuckDBConnection) => Promise<A>): Promise<A> {
-    const connection = this.idle.pop() ?? (await new Promise<DuckDBConnection>((resolve) => this.waiting.push(resolve)))
-    try {
-      return await work(connection)
-    } finally {
-      const next = this.waiting.shift()
-      if (next === undefined) this.idle.push(connection)
-      else next(connection)
+  /**
+   * Runs `work` on a free connection, waiting in line for one. When `signal` aborts, the wait ends
+   * at once, or DuckDB interrupts the running statement; either way with the signal's reason.
+   */
+  async use<A>(work: (connection: DuckDBConnection) => Promise<A>, signal?: AbortSignal): Promise<A> {
+    const connection = await this.acquire(signal)
+    let repeating: NodeJS.Timeout | undefined
+    // DuckDB drops an interrupt that comes between two statements of `work`, or before its worker
+    // thread starts one: repeat it until `work` has ended.
+    const interrupt = (): void => {
+      connection.interrupt()
+      repeating = setInterval(() => connection.interrupt(), INTERRUPT_REPEAT_MS)
     }
+    try {
+      return await cancellable(signal, () => work(connection), interrupt)
+    } finally {
+      clearInterval(repeating)
+      this.release(connection)
+    }
+  }
+
+  private acquire(signal: AbortSignal | undefined): Promise<DuckDBConnection> {
+    if (signal?.aborted) return Promise.reject(signal.reason)
+    const idle = this.idle.pop()
+    if (idle !== undefined) return Promise.resolve(idle)
+    return new Promise((resolve, reject) => {
+      const leave = (): void => {
+        this.waiting.splice(this.waiting.indexOf(take), 1)
+        reject(signal?.reason)
+      }
+      const take = (connection: DuckDBConnection): void => {
+        signal?.removeEventListener("abort", leave)
+        resolve(connection)
+      }
+      this.waiting.push(take)
+      signal?.addEventListener("abort", leave, { once: true })
+    })
+  }
+
+  private release(connection: DuckDBConnection): void {
+    const next = this.waiting.shift()
+    if (next === undefined) this.idle.push(connection)
+    else next(connection)
   }
 
   closeSync(): void {
@@ -58,7 +98,8 @@ const assertReadsOnly = async (connection: DuckDBConnection, { sql, allowed }: R
   const statements = await connection.extractStatements(sql)
   if (statements.count !== 1) throw new SqlGuardError(`Expected one SQL statement: ${sql}`)
   for (const reference of connection.getTableNames(sql, true)) {
-    const name = TABLE_REFERENCE.exec(reference)?.[1]?.toLowerCase()
+    // As spelled, not lower-cased: ClickHouse matches names case-sensitively, so there `Orders` is not the CTE `orders`.
+    const name = TABLE_REFERENCE.exec(reference)?.[1]
     if (name === undefined || !allowed.has(name)) {
       throw new SqlGuardError(
         `SQL reads table "${reference}" directly; read tables through db.table() builders passed as db.with() sources: ${sql}`
@@ -67,7 +108,11 @@ const assertReadsOnly = async (connection: DuckDBConnection, { sql, allowed }: R
   }
 }
 
-/** BIGINT and DECIMAL become numbers, DATE 'YYYY-MM-DD'; the rest as node-api's JSON converter says. */
+/**
+ * The values of ./jsonValues.ts: BIGINT and DECIMAL exact, TIMESTAMPTZ as its UTC instant (node-api
+ * would print it in this process' time zone), NaN as null; DATE 'YYYY-MM-DD'; the rest as
+ * node-api's JSON converter says (TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.ffffff]').
+ */
 export const toJson: DuckDBValueConverter<Json> = (value, type, converter) => {
   if (value === null) return null
   switch (type.typeId) {
@@ -75,9 +120,14 @@ export const toJson: DuckDBValueConverter<Json> = (value, type, converter) => {
     case DuckDBTypeId.UBIGINT:
     case DuckDBTypeId.HUGEINT:
     case DuckDBTypeId.UHUGEINT:
-      return Number(value)
+      return exactInteger(value as bigint)
     case DuckDBTypeId.DECIMAL:
-      return doubleFromDecimalValue(value)
+      return exactNumber(String(value))
+    case DuckDBTypeId.FLOAT:
+    case DuckDBTypeId.DOUBLE:
+      return finiteOrNull(value as number)
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      return utcInstant(String(new DuckDBTimestampValue((value as DuckDBTimestampTZValue).micros)))
     case DuckDBTypeId.DATE:
       return String(value)
     default:
@@ -101,5 +151,5 @@ const run = async (connection: DuckDBConnection, { sql, params, checks }: Statem
 /** A driver over one connection, or over a pool of connections to the same database. */
 export const duckDbDriver = (connections: DuckDBConnection | ConnectionPool): SqlDriver => {
   const pool = connections instanceof ConnectionPool ? connections : new ConnectionPool([connections])
-  return { execute: (statement) => pool.use((connection) => run(connection, statement)) }
+  return { execute: (statement, signal) => pool.use((connection) => run(connection, statement), signal) }
 }

@@ -1,7 +1,8 @@
 /**
  * The demo's analytics metrics. Each reads tables only through `db.table()` (directly or as a
  * `db.with()` source), so once the runtime wraps `table()` with the caller's tenant filter, a
- * metric sees that tenant's rows and nothing else. Dates are inclusive 'YYYY-MM-DD' strings.
+ * metric sees that tenant's rows and nothing else. Dates are inclusive 'YYYY-MM-DD' strings. A
+ * metric's `signal` (the request's `ctx.signal`) cancels its query.
  */
 import { raw, type Db, type TableQuery } from "./sql.js"
 
@@ -30,18 +31,18 @@ const ordersIn = (db: Db, { from, to }: DateRange): TableQuery =>
 
 export type RevenueByDayRow = { day: string; orders: number; revenue: number }
 
-export async function revenueByDay(db: Db, input: DateRange & { region?: string }): Promise<RevenueByDayRow[]> {
+export async function revenueByDay(db: Db, input: DateRange & { region?: string }, signal?: AbortSignal): Promise<RevenueByDayRow[]> {
   const orders = ordersIn(db, input)
   return (input.region === undefined ? orders : orders.where("region", "eq", input.region))
     .select("day", raw("count(*) AS orders"), raw("sum(amount) AS revenue"))
     .groupBy("day")
     .orderBy("day")
-    .execute<RevenueByDayRow>()
+    .execute<RevenueByDayRow>(signal)
 }
 
 export type RevenueByRegionRow = { region: string; orders: number; customers: number; revenue: number }
 
-export async function revenueByRegion(db: Db, input: DateRange): Promise<RevenueByRegionRow[]> {
+export async function revenueByRegion(db: Db, input: DateRange, signal?: AbortSignal): Promise<RevenueByRegionRow[]> {
   return ordersIn(db, input)
     .select(
       "region",
@@ -52,12 +53,12 @@ export async function revenueByRegion(db: Db, input: DateRange): Promise<Revenue
     .groupBy("region")
     .orderBy("revenue", "desc")
     .orderBy("region")
-    .execute<RevenueByRegionRow>()
+    .execute<RevenueByRegionRow>(signal)
 }
 
 export type TopProductRow = { product_id: number; product: string; category: string; units: number; revenue: number }
 
-export async function topProducts(db: Db, input: DateRange & { limit?: number }): Promise<TopProductRow[]> {
+export async function topProducts(db: Db, input: DateRange & { limit?: number }, signal?: AbortSignal): Promise<TopProductRow[]> {
   const limit = input.limit ?? 10
   assertIntegerIn("limit", limit, 1, TOP_PRODUCTS_MAX)
   return db
@@ -75,7 +76,7 @@ export async function topProducts(db: Db, input: DateRange & { limit?: number })
         [limit]
       )
     )
-    .execute<TopProductRow>()
+    .execute<TopProductRow>(signal)
 }
 
 export type ActiveCustomersRow = { period: string; active_customers: number }
@@ -89,7 +90,8 @@ const PERIOD_OF_DAY: Readonly<Record<Granularity, string>> = {
 
 export async function activeCustomers(
   db: Db,
-  input: DateRange & { granularity: Granularity }
+  input: DateRange & { granularity: Granularity },
+  signal?: AbortSignal
 ): Promise<ActiveCustomersRow[]> {
   if (!Object.hasOwn(PERIOD_OF_DAY, input.granularity)) {
     throw new RangeError(`granularity must be one of ${GRANULARITIES.join(", ")}`)
@@ -98,7 +100,7 @@ export async function activeCustomers(
     .select(raw(PERIOD_OF_DAY[input.granularity]), raw("count(DISTINCT customer_id) AS active_customers"))
     .groupBy("period")
     .orderBy("period")
-    .execute<ActiveCustomersRow>()
+    .execute<ActiveCustomersRow>(signal)
 }
 
 export type CohortRetentionRow = {
@@ -114,7 +116,7 @@ export type CohortRetentionRow = {
  * of each cohort that ordered again 0..RETENTION_MONTHS months later. Cohorts are those whose
  * month falls within [from, to]; cells with no returning customer are omitted.
  */
-export async function cohortRetention(db: Db, input: DateRange): Promise<CohortRetentionRow[]> {
+export async function cohortRetention(db: Db, input: DateRange, signal?: AbortSignal): Promise<CohortRetentionRow[]> {
   return db
     .with(
       {
@@ -140,7 +142,7 @@ export async function cohortRetention(db: Db, input: DateRange): Promise<CohortR
         [input.from, input.to]
       )
     )
-    .execute<CohortRetentionRow>()
+    .execute<CohortRetentionRow>(signal)
 }
 
 export type FunnelRow = {
@@ -153,7 +155,7 @@ export type FunnelRow = {
   overall_pct: number
 }
 
-export async function funnel(db: Db, input: DateRange): Promise<FunnelRow[]> {
+export async function funnel(db: Db, input: DateRange, signal?: AbortSignal): Promise<FunnelRow[]> {
   const sessions = "count(DISTINCT session_id)"
   return db
     .table("events")
@@ -169,7 +171,7 @@ export async function funnel(db: Db, input: DateRange): Promise<FunnelRow[]> {
     )
     .groupBy("step_index", "step")
     .orderBy("step_index")
-    .execute<FunnelRow>()
+    .execute<FunnelRow>(signal)
 }
 
 export type OrderValuePercentilesRow = {
@@ -193,7 +195,7 @@ const clickHousePercentile = (q: number): string => {
   return `(${below} + trunc((${above} - ${below}) * (${position} - floor(${position})))) / 100`
 }
 
-export async function orderValuePercentiles(db: Db, input: DateRange): Promise<OrderValuePercentilesRow[]> {
+export async function orderValuePercentiles(db: Db, input: DateRange, signal?: AbortSignal): Promise<OrderValuePercentilesRow[]> {
   const orders = ordersIn(db, input).select("region", raw("count(*) AS orders"), raw("round(avg(amount), 2) AS avg"))
   if (db.dialect.name === "clickhouse") {
     return db
@@ -203,7 +205,7 @@ export async function orderValuePercentiles(db: Db, input: DateRange): Promise<O
                 ${clickHousePercentile(0.99)} AS p99
          FROM sorted ORDER BY region`
       )
-      .execute<OrderValuePercentilesRow>()
+      .execute<OrderValuePercentilesRow>(signal)
   }
   return orders
     .select(
@@ -213,7 +215,7 @@ export async function orderValuePercentiles(db: Db, input: DateRange): Promise<O
     )
     .groupBy("region")
     .orderBy("region")
-    .execute<OrderValuePercentilesRow>()
+    .execute<OrderValuePercentilesRow>(signal)
 }
 
 export type OrdersExportRow = {
@@ -228,7 +230,8 @@ export type OrdersExportRow = {
 /** Flat rows for CSV, oldest order id first, at most `maxRows` (default 1,000). */
 export async function ordersExport(
   db: Db,
-  input: DateRange & { maxRows?: number; region?: string }
+  input: DateRange & { maxRows?: number; region?: string },
+  signal?: AbortSignal
 ): Promise<OrdersExportRow[]> {
   const maxRows = input.maxRows ?? 1000
   assertIntegerIn("maxRows", maxRows, 1, EXPORT_MAX_ROWS)
@@ -247,7 +250,7 @@ export async function ordersExport(
        FROM orders o JOIN products p USING (product_id)
        ORDER BY o.order_id`
     )
-    .execute<OrdersExportRow>()
+    .execute<OrdersExportRow>(signal)
 }
 
 export type TenantSummaryRow = {
@@ -263,7 +266,7 @@ export type TenantSummaryRow = {
 }
 
 /** Totals per visible tenant: with the tenant filter, exactly the caller's own. */
-export async function tenantSummary(db: Db, _input: NoInput = {}): Promise<TenantSummaryRow[]> {
+export async function tenantSummary(db: Db, _input: NoInput = {}, signal?: AbortSignal): Promise<TenantSummaryRow[]> {
   return db
     .with(
       {
@@ -282,7 +285,7 @@ export async function tenantSummary(db: Db, _input: NoInput = {}): Promise<Tenan
                   FROM orders GROUP BY tenant_id) o USING (tenant_id)
        ORDER BY t.tenant_id`
     )
-    .execute<TenantSummaryRow>()
+    .execute<TenantSummaryRow>(signal)
 }
 
 export type TenantsOverviewRow = {
@@ -294,7 +297,7 @@ export type TenantsOverviewRow = {
 }
 
 /** Admin metric: every tenant's totals and share of revenue. Run it without the tenant filter. */
-export async function tenantsOverview(db: Db, _input: NoInput = {}): Promise<TenantsOverviewRow[]> {
+export async function tenantsOverview(db: Db, _input: NoInput = {}, signal?: AbortSignal): Promise<TenantsOverviewRow[]> {
   return db
     .table("orders")
     .select(
@@ -307,5 +310,5 @@ export async function tenantsOverview(db: Db, _input: NoInput = {}): Promise<Ten
     .groupBy("tenant_id")
     .orderBy("revenue", "desc")
     .orderBy("tenant_id")
-    .execute<TenantsOverviewRow>()
+    .execute<TenantsOverviewRow>(signal)
 }

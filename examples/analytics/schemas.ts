@@ -1,7 +1,8 @@
 /**
  * Input and output schemas of the demo's endpoints. Inputs are checked here, before any SQL runs:
  * DuckDB's date cast is lenient ("2025-03-01 junk" reads as a date) and a wrong date is a
- * conversion error deep in the query, so days must be real calendar days in `YYYY-MM-DD`.
+ * conversion error deep in the query, so days must be real calendar days in `YYYY-MM-DD`, in
+ * years every engine holds (SHARED_YEARS).
  * Outputs describe the rows each metric returns, for the OpenAPI document and typed clients.
  */
 import { type ParseResult, Schema } from "effect"
@@ -23,18 +24,37 @@ const isCalendarDay = (text: string): boolean => {
   return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month)
 }
 
+/**
+ * The years whose every day Postgres, DuckDB and ClickHouse all hold. ClickHouse's Date spans
+ * 1970-01-01 to 2149-06-06 and turns a day outside into the nearer end, so `day <= '1969-12-31'`
+ * would match 1970-01-01; Postgres has no year 0 (a 500 there). DuckDB holds them all.
+ */
+const SHARED_YEARS = { first: 1970, last: 2148 } as const
+
+const inSharedYears = (text: string): boolean => {
+  const year = Number(text.slice(0, 4))
+  return year >= SHARED_YEARS.first && year <= SHARED_YEARS.last
+}
+
+const YEARS_TEXT = `years ${SHARED_YEARS.first} to ${SHARED_YEARS.last}`
+
 // Messages in the style of queryserve's own: what was expected, then what was sent.
 const got = (issue: ParseResult.ParseIssue): string => JSON.stringify(issue.actual)
 
 const Day = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: (issue) => `expected a day as YYYY-MM-DD, got ${got(issue)}` }),
   // The JSON Schema annotation makes docs show this refinement (and its descriptions), not only the pattern.
-  Schema.filter(isCalendarDay, { message: (issue) => `expected an existing calendar day, got ${got(issue)}`, jsonSchema: { format: "date" } })
-).annotations({ description: "A calendar day, YYYY-MM-DD (the demo data covers 2025)", examples: ["2025-03-01"] })
+  Schema.filter(isCalendarDay, { message: (issue) => `expected an existing calendar day, got ${got(issue)}`, jsonSchema: { format: "date" } }),
+  Schema.filter(inSharedYears, {
+    message: (issue) => `expected a year from ${SHARED_YEARS.first} to ${SHARED_YEARS.last}, got ${got(issue)}`,
+    // Nothing to add to the JSON Schema, but without the annotation docs drop the descriptions.
+    jsonSchema: {}
+  })
+).annotations({ description: `A calendar day, YYYY-MM-DD, ${YEARS_TEXT} (the demo data covers 2025)`, examples: ["2025-03-01"] })
 
 const dateRangeFields = {
-  from: Day.annotations({ description: "First day, inclusive (YYYY-MM-DD)" }),
-  to: Day.annotations({ description: "Last day, inclusive (YYYY-MM-DD)" })
+  from: Day.annotations({ description: `First day, inclusive (YYYY-MM-DD, ${YEARS_TEXT})` }),
+  to: Day.annotations({ description: `Last day, inclusive (YYYY-MM-DD, ${YEARS_TEXT})` })
 }
 
 /** Refuses a range whose `from` is after its `to`. */

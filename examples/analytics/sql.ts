@@ -11,9 +11,13 @@
  *   quotes or comments is not a placeholder;
  * - base tables are meant to be read only through `db.table()`: `db.with()` exposes builders as
  *   CTEs named after their keys, so complex queries read only the rows their builders select.
+ *   Keys are lower-case names, which every engine resolves alike (see LOWER_CASE_NAME).
  *   A driver that can parse SQL (DuckDB's) checks hand-written parts before running them and
  *   rejects any that name a base table. The check catches honest mistakes, not hostile SQL:
- *   metric code is trusted code; request input only ever arrives as values.
+ *   metric code is trusted code; request input only ever arrives as values;
+ * - a condition on a `raw()` expression is written in parentheses, so an OR inside it stays
+ *   within that condition and the others (the tenant's) still apply to every row;
+ * - a fragment whose parentheses do not balance is refused: it could close the ones around it.
  */
 import { scanPlaceholders, type SqlDialect, STANDARD_SQL } from "./sqlText.js"
 
@@ -26,7 +30,7 @@ export type Direction = "asc" | "desc"
 
 export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
 
-/** A result row: integers and decimals arrive as numbers, dates as 'YYYY-MM-DD'. */
+/** A result row: numbers a double holds exactly, larger integers and decimals as strings of their digits, dates as 'YYYY-MM-DD' (docs/databases.md, "Values"). */
 export type Row = { [column: string]: Json }
 
 export interface CompiledQuery {
@@ -34,7 +38,7 @@ export interface CompiledQuery {
   readonly params: ReadonlyArray<SqlValue>
 }
 
-/** Hand-written SQL of a statement, and the (lower-case) CTE names it may read: never base tables. */
+/** Hand-written SQL of a statement, and the CTE names it may read, spelled exactly so: never base tables. */
 export interface ReadCheck {
   readonly sql: string
   readonly allowed: ReadonlySet<string>
@@ -52,8 +56,9 @@ export interface SqlDriver {
   /**
    * Binds `params` to the `?` placeholders in order and returns the rows as plain JSON values.
    * A driver that can parse SQL rejects a check whose SQL reads a table it does not allow (SqlGuardError).
+   * When `signal` aborts, the statement stops (or never starts) and the promise rejects with `signal.reason`.
    */
-  execute(statement: Statement): Promise<ReadonlyArray<Row>>
+  execute(statement: Statement, signal?: AbortSignal): Promise<ReadonlyArray<Row>>
 }
 
 /**
@@ -65,6 +70,14 @@ export class SqlGuardError extends Error {
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+/**
+ * A `db.with()` key. The key is written quoted, so its case is kept; SQL reading it names it
+ * unquoted. Postgres folds an unquoted `Orders` to `orders`, ClickHouse matches names
+ * case-sensitively, DuckDB ignores case: only a lower-case key is the same CTE on all three,
+ * and any other could leave the body reading the base table of that name on some of them.
+ */
+const LOWER_CASE_NAME = /^[a-z_][a-z0-9_]*$/
 
 /**
  * A SQL fragment written by the developer, with its own `?` parameters. Its placeholders are
@@ -86,15 +99,15 @@ export type Expr = string | RawSql
 
 export interface Query {
   toSQL(): CompiledQuery
-  /** Runs the query; the caller states the row shape it selected. */
-  execute<T extends Row = Row>(): Promise<Array<T>>
+  /** Runs the query; the caller states the row shape it selected. `signal` cancels it (see SqlDriver). */
+  execute<T extends Row = Row>(signal?: AbortSignal): Promise<Array<T>>
 }
 
 export interface TableQuery extends Query {
   readonly tableName: string
   /** Adds output columns; no call means `*`. */
   select(...columns: Array<Expr>): TableQuery
-  /** Adds a condition, ANDed with the earlier ones. */
+  /** Adds a condition, ANDed with the earlier ones; one on a raw expression is parenthesized. */
   where(column: Expr, op: "in", values: ReadonlyArray<SqlValue>): TableQuery
   where(column: Expr, op: Exclude<Operator, "in">, value: SqlValue): TableQuery
   groupBy(...columns: Array<Expr>): TableQuery
@@ -111,7 +124,8 @@ export interface Db {
   table(name: string): TableQuery
   /**
    * `WITH key AS (source), ... body`. Each key shadows the base table of the same name, a raw
-   * stage may read only earlier keys, and the body only keys.
+   * stage may read only earlier keys, and the body only keys. Keys must be lower-case names,
+   * spelled the same in the SQL that reads them; another key throws here.
    */
   with(sources: Readonly<Record<string, Source>>, body: string | RawSql): Query
 }
@@ -134,6 +148,14 @@ const checkedExpr = (expr: Expr): Expr => {
 }
 
 const identifier = (name: string): string => `"${checkedName(name)}"`
+
+const assertKey = (key: string): void => {
+  if (LOWER_CASE_NAME.test(key)) return
+  throw new Error(
+    `db.with() key ${JSON.stringify(key)} must be a lower-case name (a-z, 0-9, _): Postgres folds unquoted names to ` +
+      `lower case and ClickHouse matches them case-sensitively, so SQL naming it could read the base table instead`
+  )
+}
 
 const NO_TABLES: ReadonlySet<string> = new Set()
 
@@ -165,11 +187,12 @@ class SqlWriter {
 
   /** Appends a hand-written fragment once its placeholders match its values, read in the driver's dialect. */
   fragment({ sql, params }: RawSql): this {
-    const { offsets, closed } = scanPlaceholders(sql, this.dialect)
+    const { offsets, closed, balanced } = scanPlaceholders(sql, this.dialect)
     if (offsets.length !== params.length) {
       throw new Error(`raw SQL has ${offsets.length} placeholder(s) but ${params.length} param(s) in ${this.dialect.name} SQL: ${sql}`)
     }
     if (!closed) throw new SqlGuardError(`raw SQL ends inside quotes or a comment in ${this.dialect.name} SQL: ${sql}`)
+    if (!balanced) throw new SqlGuardError(`raw SQL has parentheses that do not balance in ${this.dialect.name} SQL: ${sql}`)
     return this.append({ sql, params })
   }
 
@@ -211,7 +234,7 @@ interface TableState {
   readonly limit: number | undefined
 }
 
-const writeCondition = (out: SqlWriter, condition: Condition): void => {
+const writeComparison = (out: SqlWriter, condition: Condition): void => {
   if (condition.op !== "in") {
     out.expr(condition.column).text(` ${COMPARISONS[condition.op]} `).value(condition.value)
     return
@@ -223,6 +246,17 @@ const writeCondition = (out: SqlWriter, condition: Condition): void => {
   }
   out.expr(condition.column).text(" IN (")
   condition.values.forEach((v, i) => (i === 0 ? out.value(v) : out.text(", ").value(v)))
+  out.text(")")
+}
+
+/**
+ * Conditions are joined with AND, which binds tighter than OR: unparenthesized, a raw `a OR b`
+ * would turn `tenant AND a OR b >= ?` into two alternatives, the second one for every tenant.
+ */
+const writeCondition = (out: SqlWriter, condition: Condition): void => {
+  if (typeof condition.column === "string") return writeComparison(out, condition)
+  out.text("(")
+  writeComparison(out, condition)
   out.text(")")
 }
 
@@ -241,9 +275,9 @@ abstract class BaseQuery implements Query {
     return { sql, params }
   }
 
-  async execute<T extends Row = Row>(): Promise<Array<T>> {
+  async execute<T extends Row = Row>(signal?: AbortSignal): Promise<Array<T>> {
     // The caller names the columns it selected.
-    return (await this.driver.execute(this.compile())) as Array<T>
+    return (await this.driver.execute(this.compile(), signal)) as Array<T>
   }
 }
 
@@ -324,6 +358,8 @@ class WithQuery extends BaseQuery {
     private readonly body: RawSql
   ) {
     super(driver)
+    // At definition, so the mistake shows on every engine, not only where it would leak.
+    Object.keys(sources).forEach(assertKey)
   }
 
   compile(): Statement {
@@ -342,7 +378,7 @@ class WithQuery extends BaseQuery {
         throw new TypeError(`Source "${name}" must come from db.table(), db.with() or raw()`)
       }
       out.text(")\n")
-      visible.add(name.toLowerCase())
+      visible.add(name)
     }
     out.checks.push({ sql: this.body.sql, allowed: visible })
     return out.fragment(this.body).statement()

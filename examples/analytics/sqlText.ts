@@ -119,21 +119,32 @@ export interface PlaceholderScan {
   readonly offsets: ReadonlyArray<number>
   /** False when the text ends inside quotes or a comment, which would swallow any SQL appended to it. */
   readonly closed: boolean
+  /**
+   * False when a `)` outside quotes and comments has no `(` before it, or a `(` stays open: such
+   * text could close a parenthesis written around it, or pull the SQL after it inside its own.
+   */
+  readonly balanced: boolean
 }
 
 export const scanPlaceholders = (sql: string, dialect: SqlDialect): PlaceholderScan => {
   const offsets: Array<number> = []
+  let depth = 0
+  let lowest = 0
   let i = 0
   while (i < sql.length) {
-    if (sql[i] === "?") {
-      offsets.push(i++)
+    const c = sql[i]
+    if (c === "?") offsets.push(i)
+    else if (c === "(") depth++
+    else if (c === ")") lowest = Math.min(lowest, --depth)
+    else {
+      const end = skip(sql, i, dialect)
+      if (end === UNTERMINATED) return { offsets, closed: false, balanced: false }
+      i = end
       continue
     }
-    const end = skip(sql, i, dialect)
-    if (end === UNTERMINATED) return { offsets, closed: false }
-    i = end
+    i++
   }
-  return { offsets, closed: true }
+  return { offsets, closed: true, balanced: depth === 0 && lowest === 0 }
 }
 
 /**

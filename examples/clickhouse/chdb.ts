@@ -9,7 +9,7 @@
 import { createRequire } from "node:module"
 import type { ParquetTarget } from "../analytics/copyDataset.js"
 import type { Row, SqlValue } from "../analytics/sql.js"
-import { type ClickHouseExecutor, createTableSql, JSON_SETTINGS } from "./clickhouse.js"
+import { type ClickHouseExecutor, type ClickHouseJson, createTableSql, JSON_SETTINGS, rowsFromJson } from "./clickhouse.js"
 
 /** The part of chDB's API used here (chdb 3.x). */
 interface ChdbResult {
@@ -18,8 +18,16 @@ interface ChdbResult {
 
 interface ChdbSession {
   queryAsync(sql: string, options?: { readonly format?: string }): Promise<ChdbResult>
-  /** Binds `{name:Type}` parameters in the engine: values never become SQL text. */
-  queryBindAsync(sql: string, params: object, options?: { readonly format?: string }): Promise<ChdbResult>
+  /**
+   * Binds `{name:Type}` parameters in the engine: values never become SQL text. When `signal`
+   * aborts, a query still queued never starts; a running one cannot be interrupted (chDB's C API
+   * has no interrupt): the promise rejects at once and the engine finishes it unread.
+   */
+  queryBindAsync(
+    sql: string,
+    params: object,
+    options?: { readonly format?: string; readonly signal?: AbortSignal | undefined }
+  ): Promise<ChdbResult>
   close(): void
 }
 
@@ -77,17 +85,18 @@ export interface EmbeddedClickHouse {
 /**
  * Opens a chDB session on `path` (default: a temporary directory removed on close). chDB binds
  * parameterized queries one at a time in a process, so concurrent requests queue for the engine,
- * each query still using all cores inside it.
+ * each query still using all cores inside it. A request that ends leaves the queue (its query
+ * never starts); one already running finishes in the engine, unread.
  */
 export const openChdb = async (path?: string): Promise<EmbeddedClickHouse> => {
   const { chdb, version } = loadChdb()
   const session = new chdb.Session(path, {
     connectionArgs: Object.entries(JSON_SETTINGS).map(([name, value]) => `--${name}=${value}`)
   })
-  const run = async (sql: string, params: Readonly<Record<string, SqlValue>>): Promise<ReadonlyArray<Row>> => {
-    const text = (await session.queryBindAsync(sql, params, { format: "JSON" })).text()
+  const run = async (sql: string, params: Readonly<Record<string, SqlValue>>, signal?: AbortSignal): Promise<ReadonlyArray<Row>> => {
+    const text = (await session.queryBindAsync(sql, params, { format: "JSON", signal })).text()
     // A statement without a result (DDL) prints nothing.
-    return text === "" ? [] : (JSON.parse(text) as { data: Array<Row> }).data
+    return text === "" ? [] : rowsFromJson(JSON.parse(text) as ClickHouseJson)
   }
   const [engine] = await run("SELECT version() AS version", {})
   return {

@@ -8,34 +8,87 @@
  * here hand-written SQL is trusted as reviewed code.
  */
 import type { ClickHouseClient } from "@clickhouse/client"
+import { cancellable } from "../analytics/cancel.js"
 import { type Column, columnTypeIn, type DatasetTarget } from "../analytics/copyDataset.js"
 import type { TableName } from "../analytics/dataset.js"
-import type { Row, SqlDriver, SqlValue } from "../analytics/sql.js"
+import { exactNumber, withoutTrailingZeros } from "../analytics/jsonValues.js"
+import type { Json, Row, SqlDriver, SqlValue } from "../analytics/sql.js"
 import { CLICKHOUSE_SQL, renderPlaceholders } from "../analytics/sqlText.js"
 
 /** Runs ClickHouse SQL: a server, or the engine in this process. */
 export interface ClickHouseExecutor {
-  /** Runs one statement whose `{name:Type}` parameters take their values from `params`; resolves with its rows. */
-  query(sql: string, params: Readonly<Record<string, SqlValue>>): Promise<ReadonlyArray<Row>>
+  /**
+   * Runs one statement whose `{name:Type}` parameters take their values from `params`; resolves with
+   * its rows, converted by rowsFromJson. When `signal` aborts, it stops waiting for them.
+   */
+  query(sql: string, params: Readonly<Record<string, SqlValue>>, signal?: AbortSignal): Promise<ReadonlyArray<Row>>
   close(): Promise<void>
 }
 
 /**
- * Plain JSON like the DuckDB driver's: 64-bit counts and decimals as numbers, and NULL (not the
- * type's default) where an outer join finds no match. The server takes them per query, chDB when
- * its session opens.
+ * How ClickHouse writes JSON for rowsFromJson: 64-bit (and wider) integers and decimals quoted, so
+ * that every digit arrives, and NULL (not the type's default) where an outer join finds no match.
+ * NaN and ±Infinity it writes as null already. The server takes them per query, chDB when its
+ * session opens.
  */
 export const JSON_SETTINGS = {
-  output_format_json_quote_64bit_integers: 0,
-  output_format_json_quote_decimals: 0,
+  output_format_json_quote_64bit_integers: 1,
+  output_format_json_quote_decimals: 1,
   join_use_nulls: 1
 } as const
 
+/** ClickHouse's JSON output format: the result's column types, and its rows. */
+export interface ClickHouseJson {
+  readonly meta?: ReadonlyArray<{ readonly name: string; readonly type: string }>
+  readonly data: Array<Row>
+}
+
+type Convert = (value: Json) => Json
+
+const WRAPPED = /^(?:Nullable|LowCardinality)\((.*)\)$/
+const ARRAY = /^Array\((.*)\)$/
+/** The types JSON_SETTINGS has quoted. */
+const QUOTED_NUMBER = /^(?:U?Int(?:64|128|256)|Decimal)/
+
+/** How a value of ClickHouse type `type` becomes what the other drivers give; undefined: as ClickHouse writes it. */
+const converterFor = (type: string): Convert | undefined => {
+  const wrapped = WRAPPED.exec(type)?.[1]
+  if (wrapped !== undefined) return converterFor(wrapped)
+  const element = ARRAY.exec(type)?.[1]
+  const convertElement = element === undefined ? undefined : converterFor(element)
+  if (convertElement !== undefined) {
+    return (value) => (Array.isArray(value) ? value.map((item: Json) => (item === null ? null : convertElement(item))) : value)
+  }
+  if (QUOTED_NUMBER.test(type)) return (value) => (typeof value === "string" ? exactNumber(value) : value)
+  // DuckDB and Postgres print no trailing zeros in a fraction of a second; DateTime64(3) prints '.000'.
+  if (type.startsWith("DateTime64")) return (value) => (typeof value === "string" ? withoutTrailingZeros(value) : value)
+  return undefined
+}
+
+/**
+ * The rows of a JSON result, with the values of ../analytics/jsonValues.ts: integers and decimals
+ * exact. A DateTime is a timestamp, written in its column's time zone: ClickHouse keeps time zones
+ * in column types, not in values.
+ */
+export const rowsFromJson = ({ meta = [], data }: ClickHouseJson): ReadonlyArray<Row> => {
+  const converted = meta.flatMap(({ name, type }) => {
+    const convert = converterFor(type)
+    return convert === undefined ? [] : [{ name, convert }]
+  })
+  for (const row of data) {
+    for (const { name, convert } of converted) {
+      const value = row[name]
+      if (value !== null && value !== undefined) row[name] = convert(value)
+    }
+  }
+  return data
+}
+
 /** A ClickHouse server, through `@clickhouse/client`. */
 export const serverExecutor = (client: ClickHouseClient): ClickHouseExecutor => ({
-  query: async (query, query_params) => {
-    const result = await client.query({ query, query_params, format: "JSONEachRow", clickhouse_settings: JSON_SETTINGS })
-    return result.json<Row>()
+  query: async (query, query_params, signal) => {
+    const result = await client.query({ query, query_params, format: "JSON", clickhouse_settings: JSON_SETTINGS, abort_signal: signal })
+    return rowsFromJson(await result.json<Row>())
   },
   close: () => client.close()
 })
@@ -46,14 +99,15 @@ export const parameterType = (value: SqlValue): string =>
 
 export const clickHouseDriver = (executor: ClickHouseExecutor): SqlDriver => ({
   dialect: CLICKHOUSE_SQL,
-  execute: ({ sql, params }) => {
+  execute: ({ sql, params }, signal) => {
     const bound: Record<string, SqlValue> = {}
     const query = renderPlaceholders(sql, CLICKHOUSE_SQL, params.length, (index) => {
       const value = params[index]!
       bound[`p${index}`] = value
       return `{p${index}:${parameterType(value)}}`
     })
-    return executor.query(query, bound)
+    // The executor stops on the signal itself; cancellable makes its failure the signal's reason.
+    return cancellable(signal, () => executor.query(query, bound, signal))
   }
 })
 

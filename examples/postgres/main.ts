@@ -12,14 +12,14 @@ import { loadDemoDataset } from "../analytics/copyDataset.js"
 import { orderRowsFromEnv } from "../analytics/dataset.js"
 import { launchDemo } from "../analytics/launch.js"
 import { createDb } from "../analytics/sql.js"
-import { POSTGRES_ENDPOINTS, postgresDriver, postgresTarget } from "./postgres.js"
+import { POOL_TIMEOUTS, POSTGRES_ENDPOINTS, postgresDriver, postgresTarget } from "./postgres.js"
 
 const SCHEMA = "queryserve_demo"
 
 const connectionString = process.env.DATABASE_URL
 if (connectionString === undefined) throw new Error("set DATABASE_URL, e.g. postgres://user:password@localhost:5432/db")
 // Every connection reads and writes the demo schema: the database's own tables stay untouched.
-const pool = new pg.Pool({ connectionString, max: 4, options: `-c search_path=${SCHEMA}` })
+const pool = new pg.Pool({ connectionString, max: 4, ...POOL_TIMEOUTS, options: `-c search_path=${SCHEMA}` })
 // pg emits errors of idle clients (a restarted server, a dropped connection) on the pool; unheard, they end the process.
 pool.on("error", (error) => console.error(`[postgres] idle connection lost: ${error.message}`))
 await pool.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`)

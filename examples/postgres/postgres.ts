@@ -3,12 +3,16 @@
  * driver renumbers them `$1, $2, ...` and lets `pg` bind the values, so request input never
  * becomes SQL text. `table(name).where(column, 'eq', value)` is the builder's own, so tenant
  * auto-inject works unchanged. The SQL guard of ./analytics/duckdb.ts needs DuckDB's parser; here
- * hand-written `raw()`/`db.with()` SQL is trusted as reviewed code.
+ * hand-written `raw()`/`db.with()` SQL is trusted as reviewed code. A statement whose signal aborts
+ * is cancelled in Postgres, and pg's errors become queryserve's (classifyPostgresError).
  */
 import pg from "pg"
+import { DatabaseUnreachable, GatewayTimeout, ServiceUnavailable } from "queryserve"
 import type { AnalyticsEndpoint } from "../analytics/api.js"
+import { cancellable } from "../analytics/cancel.js"
 import { columnTypeIn, type DatasetTarget } from "../analytics/copyDataset.js"
-import type { Row, SqlDriver } from "../analytics/sql.js"
+import { exactNumber, finiteOrNull } from "../analytics/jsonValues.js"
+import type { Row, SqlDriver, Statement } from "../analytics/sql.js"
 import { renderPlaceholders, STANDARD_SQL } from "../analytics/sqlText.js"
 
 const { types } = pg
@@ -26,12 +30,35 @@ export const POSTGRES_ENDPOINTS: ReadonlyArray<AnalyticsEndpoint> = [
   "tenantsOverview"
 ]
 
-// Plain JSON like the DuckDB driver's: counts and money as numbers, days as 'YYYY-MM-DD'
-// (pg's defaults are strings for int8/numeric and a local-time Date for date).
+const TIMESTAMPTZ = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(\.\d+)?([+-])(\d\d)(?::(\d\d))?(?::(\d\d))?$/
+
+/**
+ * Postgres' text of a timestamptz, in whatever TimeZone the session has, as the UTC instant:
+ * '2025-01-15 05:00:00.5-05' → '2025-01-15T10:00:00.5Z'. 'infinity' and BC dates stay as printed.
+ */
+const utcFromPostgres = (text: string): string => {
+  const match = TIMESTAMPTZ.exec(text)
+  if (match === null) return text
+  const [, year, month, day, hour, minute, second, fraction = "", sign, offsetHours, offsetMinutes = "0", offsetSeconds = "0"] = match
+  const offset = (sign === "-" ? -1 : 1) * (Number(offsetHours) * 3600 + Number(offsetMinutes) * 60 + Number(offsetSeconds))
+  const utc = new Date(0)
+  // setUTCFullYear, not Date.UTC: that reads years 0 to 99 as 1900 to 1999.
+  utc.setUTCFullYear(Number(year), Number(month) - 1, Number(day))
+  utc.setUTCHours(Number(hour), Number(minute), Number(second) - offset)
+  return `${utc.toISOString().slice(0, 19)}${fraction}Z`
+}
+
+// The values of ../analytics/jsonValues.ts, as the DuckDB driver gives them. pg's defaults: strings
+// for int8 and numeric, NaN for float8 'NaN', and a Date for date, timestamp and timestamptz, the
+// first two read in this process' time zone.
 const PARSERS = new Map<number, (text: string) => unknown>([
-  [types.builtins.INT8, Number],
-  [types.builtins.NUMERIC, Number],
-  [types.builtins.DATE, (text) => text]
+  [types.builtins.INT8, exactNumber],
+  [types.builtins.NUMERIC, exactNumber],
+  [types.builtins.FLOAT4, (text) => finiteOrNull(Number(text))],
+  [types.builtins.FLOAT8, (text) => finiteOrNull(Number(text))],
+  [types.builtins.DATE, (text) => text],
+  [types.builtins.TIMESTAMP, (text) => text],
+  [types.builtins.TIMESTAMPTZ, utcFromPostgres]
 ])
 
 const rowTypes: pg.CustomTypesConfig = {
@@ -39,16 +66,119 @@ const rowTypes: pg.CustomTypesConfig = {
     PARSERS.get(oid) ?? types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"]
 }
 
-export const postgresDriver = (pool: pg.Pool): SqlDriver => ({
-  execute: async ({ sql, params }) => {
-    const result = await pool.query({
-      text: renderPlaceholders(sql, STANDARD_SQL, params.length, (index) => `$${index + 1}`),
-      values: [...params],
-      types: rowTypes
-    })
-    return result.rows as Array<Row>
+/**
+ * Timeouts for the demo's pool. Postgres ends a statement after 25 s, before queryserve's default
+ * `requestTimeout` (30 s) answers 504, so a statement whose cancel never arrived stops anyway.
+ * Connecting, or waiting for a pooled connection, gives up after 5 s.
+ */
+export const POOL_TIMEOUTS = { statement_timeout: 25_000, connectionTimeoutMillis: 5_000 } as const satisfies pg.PoolConfig
+
+/** SQLSTATEs of a connection the server ended or refused (admin_shutdown, crash_shutdown, cannot_connect_now), and class 08. */
+const CONNECTION_ENDED = /^(57P0[123]|08...)$/
+/** pg's errors for a connection that broke, or that did not open in time. */
+const CONNECTION_LOST: ReadonlySet<string> = new Set(["Connection terminated unexpectedly", "Connection terminated due to connection timeout"])
+/** pg-pool's error when no pooled connection became free within connectionTimeoutMillis. */
+const POOL_BUSY = "timeout exceeded when trying to connect"
+const QUERY_CANCELED = "57014"
+
+/**
+ * A failure of `pg` as queryserve should answer it. A connection the server ended or that broke is
+ * DatabaseUnreachable (503), as a server refusing connections is; a statement Postgres cancelled
+ * itself (statement_timeout) a GatewayTimeout (504); a pool with no free connection in time a
+ * ServiceUnavailable (503). Anything else (a bad query) stays as it is.
+ */
+export const classifyPostgresError = (error: unknown, statementTimeoutMs: number): unknown => {
+  if (!(error instanceof Error)) return error
+  const code = error instanceof pg.DatabaseError ? error.code : undefined
+  if ((code !== undefined && CONNECTION_ENDED.test(code)) || CONNECTION_LOST.has(error.message)) {
+    return new DatabaseUnreachable({ message: "The database is unreachable", cause: error })
   }
-})
+  if (code === QUERY_CANCELED) return new GatewayTimeout({ message: "The database cancelled the query", timeoutMs: statementTimeoutMs })
+  if (error.message === POOL_BUSY) return new ServiceUnavailable({ message: "Every database connection is busy" })
+  return error
+}
+
+/**
+ * A pooled client, or `signal`'s reason once it aborts. pg-pool cannot take a waiter out of its
+ * queue: a client it hands over after the abort goes straight back, having run nothing.
+ */
+const checkout = (pool: pg.Pool, signal: AbortSignal | undefined): Promise<pg.PoolClient> => {
+  if (signal === undefined) return pool.connect()
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise((resolve, reject) => {
+    const leave = (): void => reject(signal.reason)
+    signal.addEventListener("abort", leave, { once: true })
+    pool.connect().then(
+      (client) => {
+        signal.removeEventListener("abort", leave)
+        if (signal.aborted) client.release()
+        else resolve(client)
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", leave)
+        reject(error)
+      }
+    )
+  })
+}
+
+/** The backend's process id, which pg keeps from the connection's start (@types/pg leaves it out). */
+const backendPid = (client: pg.PoolClient): number => (client as pg.PoolClient & { readonly processID: number }).processID
+
+/**
+ * Asks Postgres to cancel what `client`'s backend runs, over a connection of its own: the pool's
+ * may all be busy. Should that fail, statement_timeout still ends the statement.
+ */
+const cancelBackend = (config: pg.ClientConfig, client: pg.PoolClient): void => {
+  const canceller = new pg.Client(config)
+  // A connection error after connect() is emitted, and an unheard 'error' event would end the process.
+  canceller.on("error", () => {})
+  canceller
+    .connect()
+    .then(() => canceller.query("SELECT pg_cancel_backend($1)", [backendPid(client)]))
+    .catch((error: unknown) => console.warn(`[postgres] could not cancel a query: ${error instanceof Error ? error.message : String(error)}`))
+    .finally(() => canceller.end().catch(() => {}))
+}
+
+/** pg also emits a checked-out client's broken connection as 'error', which pg-pool hears only on idle clients. */
+const reportedByTheQuery = (): void => {}
+
+const run = async (pool: pg.Pool, { sql, params }: Statement, signal: AbortSignal | undefined): Promise<ReadonlyArray<Row>> => {
+  const client = await checkout(pool, signal)
+  client.on("error", reportedByTheQuery)
+  let cancelled = false
+  const cancel = (): void => {
+    cancelled = true
+    cancelBackend(pool.options, client)
+  }
+  try {
+    const query = () =>
+      client.query({
+        text: renderPlaceholders(sql, STANDARD_SQL, params.length, (index) => `$${index + 1}`),
+        values: [...params],
+        types: rowTypes
+      })
+    return (await cancellable(signal, query, cancel)).rows as Array<Row>
+  } finally {
+    client.off("error", reportedByTheQuery)
+    // A cancel may still be on its way: the next query on this backend could be the one it cancels.
+    client.release(cancelled)
+  }
+}
+
+/**
+ * Runs statements on pooled clients. A signal that aborts takes a statement out of the pool's line
+ * or cancels it in Postgres; errors are classified by classifyPostgresError.
+ */
+export const postgresDriver = (pool: pg.Pool): SqlDriver => {
+  const statementTimeoutMs = Number(pool.options.statement_timeout || 0)
+  return {
+    execute: (statement, signal) =>
+      run(pool, statement, signal).catch((error: unknown) => {
+        throw classifyPostgresError(error, statementTimeoutMs)
+      })
+  }
+}
 
 const quote = (name: string): string => `"${name.replaceAll('"', '""')}"`
 

@@ -9,6 +9,7 @@ import { createDb } from "../../examples/analytics/sql.js"
 import { type EmbeddedClickHouse, openChdb } from "../../examples/clickhouse/chdb.js"
 import { clickHouseDriver } from "../../examples/clickhouse/clickhouse.js"
 import { ADMIN_KEY, type CrossCheck, itAnswersLikeDuckDb, prepareCrossCheck } from "../demo/support/crossCheck.js"
+import { itRefusesDaysSomeEngineCannotHold } from "../demo/support/dayRange.js"
 import { type DemoProcess, startDemo } from "../demo/support/demoProcess.js"
 import { callApi } from "../demo/support/http.js"
 import { METRIC_CASES } from "../demo/support/references.js"
@@ -38,6 +39,8 @@ describe.skipIf(!available)("the demo API over chDB answers as over DuckDB", () 
   it("serves all ten endpoints", () => {
     expect(ENDPOINTS).toHaveLength(10)
   })
+
+  itRefusesDaysSomeEngineCannotHold(() => check)
 
   itAnswersLikeDuckDb(ENDPOINTS, () => check)
 })

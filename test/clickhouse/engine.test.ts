@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createDb, type Db, raw, type SqlValue } from "../../examples/analytics/sql.js"
 import { type EmbeddedClickHouse, openChdb } from "../../examples/clickhouse/chdb.js"
 import { clickHouseDriver } from "../../examples/clickhouse/clickhouse.js"
+import { expectOnlyScopedReads, readsThroughEveryKeySpelling, tenantsReadWithRawOr } from "../demo/support/scopeEscapes.js"
 import { findChdbForTests } from "../support/chdb.js"
 
 const available = findChdbForTests("ClickHouse driver on chDB") !== undefined
@@ -68,6 +69,15 @@ describe.skipIf(!available)("the ClickHouse driver on chDB", () => {
         .with({ orders: db.table("orders").where("tenant_id", "eq", "globex") }, "SELECT count(*) AS n, sum(amount) AS revenue FROM orders")
         .execute()
       expect(rows).toEqual([{ n: 2, revenue: 105 }])
+    })
+
+    it("reads a db.with() key's CTE however the body spells it, or refuses the key: ClickHouse compares names case-sensitively", async () => {
+      expectOnlyScopedReads(await readsThroughEveryKeySpelling(db, "globex"), 2)
+    })
+
+    it("keeps a raw() condition with OR inside the tenant condition", async () => {
+      for (const tenant of ["acme", "globex"]) expect(await tenantsReadWithRawOr(db, tenant)).toEqual([tenant])
+      expect(lastSent()).toContain(`WHERE "tenant_id" = {p0:String} AND (region = 'emea' OR amount >= {p1:Int64})`)
     })
   })
 
@@ -139,6 +149,13 @@ describe.skipIf(!available)("the ClickHouse driver on chDB", () => {
       await expect(swallowing.execute()).rejects.toThrow(/ends inside quotes or a comment/)
       const closed = db.table("orders").select(raw("count(*) AS n /* all of them */")).where("tenant_id", "eq", "acme")
       expect(await closed.execute()).toEqual([{ n: 3 }])
+    })
+
+    it("refuse a fragment whose parentheses do not balance, counted outside ClickHouse's quotes and comments", async () => {
+      const acme = db.table("orders").where("tenant_id", "eq", "acme")
+      await expect(acme.where(raw("1) OR (1"), "eq", 1).execute()).rejects.toThrow(/parentheses that do not balance in clickhouse SQL/)
+      const counted = acme.where(raw(String.raw`length('\')(') # (` + "\n"), "gt", 0).select(raw("count(*) AS `n)`"))
+      expect(await counted.execute()).toEqual([{ "n)": 3 }])
     })
   })
 })

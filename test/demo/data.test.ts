@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createDemoDatabase, TABLES, TENANT_IDS, type DemoDatabase } from "../../examples/analytics/dataset.js"
 import { ConnectionPool, duckDbDriver } from "../../examples/analytics/duckdb.js"
 import * as metrics from "../../examples/analytics/metrics.js"
-import { createDb, raw, SqlGuardError, type Db, type Row } from "../../examples/analytics/sql.js"
+import { createDb, raw, SqlGuardError, type Db, type Expr, type Row } from "../../examples/analytics/sql.js"
 import { PLACEHOLDER_VALUE, STANDARD_PLACEHOLDER_CASES } from "./support/placeholderCases.js"
+import { expectOnlyScopedReads, readsThroughEveryKeySpelling, tenantsReadWithRawOr } from "./support/scopeEscapes.js"
 import { METRIC_CASES, RANGE, sqlOn, type MetricCase, type Params } from "./support/references.js"
 
 const ROWS = 50_000
@@ -190,11 +191,54 @@ describe("query helper", () => {
       db.with({ orders }, "SELECT count(*) FROM orders; SELECT 1"),
       db.with({ orders, everything: raw("SELECT * FROM everything") }, "SELECT count(*) FROM everything"),
       db.with({ orders: raw("SELECT * FROM orders") }, "SELECT count(*) FROM orders"),
+      // DuckDB would read the CTE; ClickHouse compares names case-sensitively and reads a table of that name.
+      db.with({ orders }, "SELECT count(*) FROM Orders"),
+      db.with({ orders }, 'SELECT count(*) FROM "ORDERS"'),
       orders.select(raw("(SELECT count(*) FROM orders) AS leak")),
       orders.select(raw("1 FROM customers --")),
       orders.orderBy(raw("(SELECT max(amount) FROM orders)"))
     ]
     for (const attempt of attempts) await expect(attempt.execute()).rejects.toThrow(SqlGuardError)
+  })
+
+  it("refuses a db.with() key that is not a lower-case name where it is defined: Postgres and ClickHouse would not see it as that table", () => {
+    const orders = db.table("orders")
+    for (const key of ["Orders", "ORDERS", "orderS"]) {
+      expect(() => db.with({ [key]: orders }, "SELECT 1")).toThrow(`db.with() key "${key}" must be a lower-case name`)
+    }
+    expect(() => db.with({ orders_2025: orders, _tmp: raw("SELECT 1") }, "SELECT 1")).not.toThrow()
+  })
+
+  it("a db.with() key shadows its table however the body spells it, or is refused", async () => {
+    const [acme] = await query("SELECT count(*) AS n FROM orders WHERE tenant_id = 'acme'")
+    expectOnlyScopedReads(await readsThroughEveryKeySpelling(db, "acme"), Number(acme?.n))
+  })
+
+  it("writes a raw() condition in parentheses: an OR inside it cannot escape the tenant condition", async () => {
+    const sql = (column: Expr) => scopedTo("acme").table("orders").where(column, "gte", 1000).toSQL().sql
+    expect(sql(raw("discount > 0 OR amount"))).toBe('SELECT * FROM "orders" WHERE "tenant_id" = ? AND (discount > 0 OR amount >= ?)')
+    expect(sql("amount")).toBe('SELECT * FROM "orders" WHERE "tenant_id" = ? AND "amount" >= ?')
+    const inList = scopedTo("acme").table("orders").where(raw("quantity > 1 OR region"), "in", ["emea"]).toSQL().sql
+    expect(inList).toBe('SELECT * FROM "orders" WHERE "tenant_id" = ? AND (quantity > 1 OR region IN (?))')
+    for (const tenant of TENANT_IDS) expect(await tenantsReadWithRawOr(db, tenant)).toEqual([tenant])
+  })
+
+  it("refuses a raw() fragment whose parentheses do not balance: it could close the ones around it", async () => {
+    const orders = scopedTo("acme").table("orders")
+    const attempts = [
+      () => orders.where(raw("1) OR (1"), "eq", 1),
+      () => orders.where(raw("amount >= 0 OR (1"), "eq", 1),
+      () => orders.select(raw("count(*) AS n)")),
+      () => orders.orderBy(raw("(amount")),
+      () => db.with({ orders }, "SELECT count(*) FROM orders)"),
+      () => db.with({ orders, more: raw("SELECT * FROM orders) , (SELECT 1") }, "SELECT 1")
+    ]
+    for (const attempt of attempts) {
+      await expect(attempt().execute(), String(attempt)).rejects.toThrow(/parentheses that do not balance/)
+    }
+    // Parentheses inside quotes, quoted names and comments are text.
+    const counted = orders.where(raw("strlen(')(' || region) /* ( */"), "gt", 0).select(raw('count(*) AS "n)("'))
+    expect(await counted.execute()).toEqual([{ "n)(": (await orders.select(raw("count(*) AS n")).execute())[0]!.n }])
   })
 
   it("checks identifiers, values and placeholders", () => {

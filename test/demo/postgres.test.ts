@@ -6,8 +6,11 @@ import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createDb, raw } from "../../examples/analytics/sql.js"
 import { POSTGRES_ENDPOINTS, postgresDriver, postgresTarget } from "../../examples/postgres/postgres.js"
+import { TENANT_IDS } from "../../examples/analytics/dataset.js"
 import { type CrossCheck, itAnswersLikeDuckDb, prepareCrossCheck } from "./support/crossCheck.js"
+import { itRefusesDaysSomeEngineCannotHold } from "./support/dayRange.js"
 import { PLACEHOLDER_VALUE, STANDARD_PLACEHOLDER_CASES } from "./support/placeholderCases.js"
+import { expectOnlyScopedReads, readsThroughEveryKeySpelling, tenantsReadWithRawOr } from "./support/scopeEscapes.js"
 import { findPostgresBin, type PostgresServer, startPostgres } from "../support/postgresServer.js"
 
 const ROWS = 20_000
@@ -44,14 +47,20 @@ describe.skipIf(skipReason !== undefined)("the demo API over Postgres", () => {
   })
   it("binds every value as a $n parameter: hostile text matches nothing and changes nothing", async () => {
     const sent: Array<string> = []
+    const recordingQueries = <T extends object>(target: T): T =>
+      new Proxy(target, {
+        get: (object, property, receiver) =>
+          property === "query"
+            ? (config: pg.QueryConfig) => {
+              sent.push(config.text)
+              return (object as pg.PoolClient).query(config)
+            }
+            : Reflect.get(object, property, receiver)
+      })
+    // The driver runs each statement on a client it checks out of the pool.
     const recording = new Proxy(pool, {
       get: (target, property, receiver) =>
-        property === "query"
-          ? (config: pg.QueryConfig) => {
-            sent.push(config.text)
-            return target.query(config)
-          }
-          : Reflect.get(target, property, receiver)
+        property === "connect" ? async () => recordingQueries(await target.connect()) : Reflect.get(target, property, receiver)
     })
     const db = createDb(postgresDriver(recording))
     const attack = "acme' OR '1'='1"
@@ -67,6 +76,18 @@ describe.skipIf(skipReason !== undefined)("the demo API over Postgres", () => {
       expect(await db.with({}, raw(sql, [PLACEHOLDER_VALUE])).execute(), sql).toEqual([row])
     }
   })
+
+  it("reads a db.with() key's CTE however the body spells it, or refuses the key: Postgres folds unquoted names to lower case", async () => {
+    const [{ n }] = (await pool.query("SELECT count(*)::int AS n FROM orders WHERE tenant_id = 'acme'")).rows
+    expectOnlyScopedReads(await readsThroughEveryKeySpelling(createDb(postgresDriver(pool)), "acme"), n)
+  })
+
+  it("keeps a raw() condition with OR inside the tenant condition", async () => {
+    const db = createDb(postgresDriver(pool))
+    for (const tenant of TENANT_IDS) expect(await tenantsReadWithRawOr(db, tenant)).toEqual([tenant])
+  })
+
+  itRefusesDaysSomeEngineCannotHold(() => check)
 
   itAnswersLikeDuckDb(POSTGRES_ENDPOINTS, () => check)
 })

@@ -143,6 +143,10 @@ describe("input validation happens before any SQL", () => {
     ["revenueByRegion", { from: "2025-02-30", to: "2025-03-31" }, "from"],
     ["revenueByRegion", { from: "2025-03-01' OR 1=1 --", to: "2025-03-31" }, "from"],
     ["revenueByRegion", { from: "2025-03-01" }, "to"],
+    // Postgres has no year 0; ClickHouse's Date holds 1970-01-01 to 2149-06-06.
+    ["revenueByRegion", { from: "0000-01-01", to: "2025-03-31" }, "from"],
+    ["revenueByRegion", { from: "1969-12-31", to: "2025-03-31" }, "from"],
+    ["revenueByRegion", { from: "2025-03-01", to: "2149-01-01" }, "to"],
     ["revenueByRegion", { from: "2025-03-31", to: "2025-03-01" }, ""],
     ["revenueByDay", { ...RANGE, region: "emea' OR '1'='1" }, "region"],
     ["topProducts", { ...RANGE, limit: "101" }, "limit"],
@@ -185,7 +189,7 @@ describe("documentation", () => {
   interface OpenApiDocument {
     readonly openapi: string
     readonly info: { readonly title: string }
-    readonly paths: Record<string, { readonly get: { operationId: string; tags: Array<string>; parameters?: Array<{ name: string }> } }>
+    readonly paths: Record<string, { readonly get: { operationId: string; tags: Array<string>; parameters?: Array<{ name: string; description?: string }> } }>
     readonly components: { readonly securitySchemes: Record<string, unknown> }
   }
   const openApiDocument = async () => (await call("openapi.json")).json as OpenApiDocument
@@ -199,6 +203,13 @@ describe("documentation", () => {
     const topProducts = document.paths["/api/analytics/topProducts"]!.get
     expect(topProducts.tags).toEqual(["Products"])
     expect(topProducts.parameters?.map((p) => p.name).sort()).toEqual(["from", "limit", "to"])
+  })
+
+  it("describes the days it accepts: the years every engine holds", async () => {
+    const { parameters } = (await openApiDocument()).paths["/api/analytics/revenueByRegion"]!.get
+    for (const name of ["from", "to"]) {
+      expect(parameters?.find((p) => p.name === name)?.description).toMatch(/YYYY-MM-DD, years 1970 to 2148\)$/)
+    }
   })
 
   it("documents the x-api-key header as the security scheme", async () => {

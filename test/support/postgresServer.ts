@@ -10,6 +10,7 @@ import { tmpdir, userInfo } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import { freePort } from "./freePort.js"
+import { missing } from "./testBinaries.js"
 
 export interface PostgresServer {
   readonly url: string
@@ -26,6 +27,10 @@ export const findPostgresBin = (): string | undefined => {
     .sort((a, b) => Number(b) - Number(a))
   return versions[0] === undefined ? undefined : join(POSTGRES_ROOT, versions[0], "bin")
 }
+
+/** The server binaries for a suite that starts its own Postgres; missing, the suite skips and says why (in CI it fails). */
+export const findPostgresBinForTests = (suite: string): string | undefined =>
+  findPostgresBin() ?? missing(`${suite}: no Postgres server binaries under ${POSTGRES_ROOT} (apt-get install postgresql)`)
 
 /** As root, the system user to run Postgres as; otherwise the current user runs it. */
 const runAs = (): { readonly uid: number; readonly gid: number } | undefined => {
