@@ -6,10 +6,12 @@
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api"
 import type { ServeQueryEvent } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createAnalyticsApi, DEMO_API_KEYS } from "../../examples/analytics/api.js"
+import { DEMO_API_KEYS } from "../../examples/analytics/api.js"
 import { ConnectionPool, duckDbDriver } from "../../examples/analytics/duckdb.js"
-import { createDb, type SqlDriver, type Statement } from "../../examples/analytics/sql.js"
+import type { SqlDriver, Statement } from "../../examples/analytics/sql.js"
 import { eventually } from "../support/eventually.js"
+import { serveDemo } from "./support/serveDemo.js"
+import { settledWithin, sleep } from "../support/settledWithin.js"
 
 const [ACME_KEY, GLOBEX_KEY] = Object.keys(DEMO_API_KEYS)
 
@@ -25,15 +27,6 @@ const EVENTS = `CREATE TABLE events AS
 const ENDLESS_QUERY: Statement = { sql: "SELECT sum(amount) AS total FROM orders", params: [], checks: [] }
 
 const statement = (sql: string): Statement => ({ sql, params: [], checks: [] })
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** How `promise` settled within `ms`: `{ value }`, `{ error }`, or "pending". */
-const settledWithin = <A>(promise: Promise<A>, ms: number) =>
-  Promise.race([
-    promise.then((value) => ({ value }), (error: unknown) => ({ error })),
-    sleep(ms).then(() => "pending" as const)
-  ])
 
 let instance: DuckDBInstance
 let connection: DuckDBConnection
@@ -90,21 +83,7 @@ describe("the demo API over DuckDB, when a request ends before its query", () =>
   afterAll(() => void process.off("unhandledRejection", recordUnhandled))
 
   /** The API over the one-connection driver, with `requestTimeout`; calls go to `${base}/name?...`. */
-  const serve = async (requestTimeout: number) => {
-    const api = createAnalyticsApi(createDb(driver), { queryLogging: (event) => void events.push(event) })
-    const server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, requestTimeout })
-    return {
-      call: (path: string, key: string, signal?: AbortSignal) =>
-        fetch(`${server.url}${api.basePath}/${path}`, { headers: { "x-api-key": key }, signal }),
-      stop: async () => {
-        const stopped = server.stop()
-        // fetch may keep a connection it opened and never sent on, which a graceful stop would wait out.
-        server.server?.closeAllConnections()
-        await stopped
-        await api.dispose()
-      }
-    }
-  }
+  const serve = (requestTimeout: number) => serveDemo(driver, events, requestTimeout)
 
   const funnelAnswersWithin = async (call: Awaited<ReturnType<typeof serve>>["call"], ms: number) => {
     const answer = await call("funnel?from=2025-01-01&to=2025-01-31", GLOBEX_KEY!, AbortSignal.timeout(ms))

@@ -7,11 +7,13 @@
 import { DatabaseUnreachable, type ServeQueryEvent } from "queryserve"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createAnalyticsApi, DEMO_API_KEYS } from "../../examples/analytics/api.js"
-import { createDb, type SqlDriver, type Statement } from "../../examples/analytics/sql.js"
+import { DEMO_API_KEYS } from "../../examples/analytics/api.js"
+import type { Statement } from "../../examples/analytics/sql.js"
 import { classifyPostgresError, POOL_TIMEOUTS, postgresDriver } from "../../examples/postgres/postgres.js"
 import { DEFAULT_REQUEST_TIMEOUT } from "../../src/adapters/deadlines.js"
 import { eventually } from "../support/eventually.js"
+import { serveDemo } from "./support/serveDemo.js"
+import { settledWithin, sleep } from "../support/settledWithin.js"
 import { findPostgresBinForTests, type PostgresServer, startPostgres } from "../support/postgresServer.js"
 
 const [ACME_KEY, GLOBEX_KEY] = Object.keys(DEMO_API_KEYS)
@@ -25,15 +27,6 @@ const TABLES = [
 ]
 
 const statement = (sql: string): Statement => ({ sql, params: [], checks: [] })
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** How `promise` settled within `ms`: `{ value }`, `{ error }`, or "pending". */
-const settledWithin = <A>(promise: Promise<A>, ms: number) =>
-  Promise.race([
-    promise.then((value) => ({ value }), (error: unknown) => ({ error })),
-    sleep(ms).then(() => "pending" as const)
-  ])
 
 const failureOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => "resolved", (error: unknown) => error)
 
@@ -85,21 +78,6 @@ describe.skipIf(bin === undefined)("the Postgres driver", () => {
   })
 
   /** The demo API over `driver`, logging into `events`. */
-  const serve = async (driver: SqlDriver, events: Array<ServeQueryEvent>) => {
-    const api = createAnalyticsApi(createDb(driver), { queryLogging: (event) => void events.push(event) })
-    const running = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false })
-    return {
-      call: (path: string, key: string, signal?: AbortSignal) =>
-        fetch(`${running.url}${api.basePath}/${path}`, { headers: { "x-api-key": key }, signal }),
-      stop: async () => {
-        const stopped = running.stop()
-        // fetch may keep a connection it opened and never sent on, which a graceful stop would wait out.
-        running.server?.closeAllConnections()
-        await stopped
-        await api.dispose()
-      }
-    }
-  }
 
   describe("cancellation", () => {
     it("cancels a running statement in Postgres when the signal aborts, failing with the signal's reason", async () => {
@@ -131,7 +109,7 @@ describe.skipIf(bin === undefined)("the Postgres driver", () => {
 
     it("abandoned requests on a locked table free the pool: another tenant's endpoint still answers, and they log 499", async () => {
       const events: Array<ServeQueryEvent> = []
-      const api = await serve(postgresDriver(newPool()), events)
+      const api = await serveDemo(postgresDriver(newPool()), events)
       await observer.query("BEGIN")
       try {
         await observer.query("LOCK TABLE orders IN ACCESS EXCLUSIVE MODE")
@@ -234,7 +212,7 @@ describe.skipIf(bin === undefined)("the Postgres driver", () => {
 
     it("a request in flight when Postgres shuts down gets 503 DATABASE_UNREACHABLE, as one sent while it is down", async () => {
       const events: Array<ServeQueryEvent> = []
-      const api = await serve(postgresDriver(newPool()), events)
+      const api = await serveDemo(postgresDriver(newPool()), events)
       try {
         await observer.query("BEGIN")
         await observer.query("LOCK TABLE orders IN ACCESS EXCLUSIVE MODE")
