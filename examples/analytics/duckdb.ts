@@ -1,6 +1,7 @@
 /**
  * The DuckDB driver of the query helper: runs statements on a small pool of connections to one
- * database, checks hand-written SQL with DuckDB's own parser, and converts values to plain JSON.
+ * database, checks hand-written SQL with DuckDB's own parser (./duckdbReadGuard.ts), and converts
+ * values to plain JSON.
  */
 import {
   DuckDBTimestampValue,
@@ -13,8 +14,9 @@ import {
   type Json
 } from "@duckdb/node-api"
 import { cancellable } from "./cancel.js"
+import { assertReadsOnly } from "./duckdbReadGuard.js"
 import { exactInteger, exactNumber, finiteOrNull, utcInstant } from "./jsonValues.js"
-import { type ReadCheck, type Row, type SqlDriver, SqlGuardError, type Statement } from "./sql.js"
+import type { Row, SqlDriver, Statement } from "./sql.js"
 
 const INTERRUPT_REPEAT_MS = 20
 
@@ -86,25 +88,6 @@ export class ConnectionPool {
 
   closeSync(): void {
     for (const connection of this.connections) connection.closeSync()
-  }
-}
-
-// getTableNames(sql, true) lists base-table references as `name` or `name AS alias`,
-// qualified ones as `schema.name`; names defined by the SQL's own CTEs are left out.
-const TABLE_REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?: AS .*)?$/s
-
-const assertReadsOnly = async (connection: DuckDBConnection, { sql, allowed }: ReadCheck): Promise<void> => {
-  // getTableNames() returns nothing for SQL it cannot parse, so parse first; this throws.
-  const statements = await connection.extractStatements(sql)
-  if (statements.count !== 1) throw new SqlGuardError(`Expected one SQL statement: ${sql}`)
-  for (const reference of connection.getTableNames(sql, true)) {
-    // As spelled, not lower-cased: ClickHouse matches names case-sensitively, so there `Orders` is not the CTE `orders`.
-    const name = TABLE_REFERENCE.exec(reference)?.[1]
-    if (name === undefined || !allowed.has(name)) {
-      throw new SqlGuardError(
-        `SQL reads table "${reference}" directly; read tables through db.table() builders passed as db.with() sources: ${sql}`
-      )
-    }
   }
 }
 

@@ -13,8 +13,8 @@
  *   CTEs named after their keys, so complex queries read only the rows their builders select.
  *   Keys are lower-case names, which every engine resolves alike (see LOWER_CASE_NAME).
  *   A driver that can parse SQL (DuckDB's) checks hand-written parts before running them and
- *   rejects any that name a base table. The check catches honest mistakes, not hostile SQL:
- *   metric code is trusted code; request input only ever arrives as values;
+ *   rejects any it cannot prove reads only those names. The check catches honest mistakes, not
+ *   hostile SQL: metric code is trusted code; request input only ever arrives as values;
  * - a condition on a `raw()` expression is written in parentheses, so an OR inside it stays
  *   within that condition and the others (the tenant's) still apply to every row;
  * - a fragment whose parentheses do not balance is refused: it could close the ones around it.
@@ -62,8 +62,9 @@ export interface SqlDriver {
 }
 
 /**
- * Thrown when hand-written SQL would read a base table around `db.table()`, is not one statement,
- * or ends inside quotes or a comment (which would swallow the SQL the builder appends).
+ * Thrown when hand-written SQL could read a base table around `db.table()` (or the guard cannot
+ * tell), is not one SELECT, or ends inside quotes or a comment (which would swallow the SQL the
+ * builder appends).
  */
 export class SqlGuardError extends Error {
   override readonly name = "SqlGuardError"

@@ -201,6 +201,70 @@ describe("query helper", () => {
     for (const attempt of attempts) await expect(attempt.execute()).rejects.toThrow(SqlGuardError)
   })
 
+  it("refuses every table reference and table function it cannot prove is a db.with() key, however the SQL names it", async () => {
+    const orders = db.table("orders").where("tenant_id", "eq", "acme")
+    const bodies = [
+      // DuckDB's getTableNames() listed no table at all for these: every one ran.
+      "SELECT c.tenant_id FROM orders JOIN customers c USING (customer_id)",
+      "SELECT count(*) FROM orders NATURAL JOIN customers",
+      "SELECT count(*) FROM orders ASOF JOIN customers c ON orders.customer_id >= c.customer_id",
+      "SELECT count(*) FROM (PIVOT customers ON tenant_id USING count(*))",
+      "SELECT count(*) FROM (UNPIVOT customers ON customer_id INTO NAME k VALUE v)",
+      "SELECT count(*) FROM glob('*')",
+      "SELECT count(*) FROM read_csv('orders.csv')",
+      "SELECT count(*) FROM read_parquet('orders.parquet')",
+      "SET threads = 1",
+      "PRAGMA version",
+      "ATTACH ':memory:' AS other",
+      // Listed, and refused before too: kept so a new guard cannot lose them.
+      "SELECT count(*) FROM orders POSITIONAL JOIN customers",
+      "SELECT count(*) FROM orders, LATERAL (SELECT * FROM customers) c",
+      "SELECT count(*) FROM orders, customers",
+      "SELECT count(*) FROM query_table('customers')",
+      "SELECT count(*) FROM query('SELECT * FROM customers')",
+      "SELECT count(*) FROM 'orders.csv'",
+      "SELECT (SELECT count(*) FROM customers) FROM orders",
+      "SELECT count(*) FROM orders WHERE customer_id IN (SELECT customer_id FROM customers)",
+      "SELECT count(*) FROM (SUMMARIZE customers)",
+      "SELECT count(*) FROM orders UNION ALL SELECT count(*) FROM customers",
+      // A CTE of the body's own hides its name only inside the query that defines it.
+      "SELECT count(*) FROM (WITH customers AS (SELECT 1) SELECT * FROM customers) a, customers",
+      "SELECT count(*) FROM (WITH mine AS (SELECT * FROM customers) SELECT * FROM mine)",
+      "SELECT count(*) FROM (WITH customers AS (SELECT * FROM customers) SELECT * FROM customers)",
+      "SELECT count(*) FROM (WITH mine AS (SELECT * FROM customers), customers AS (SELECT 1) SELECT * FROM mine)",
+      "SELECT count(*) FROM memory.main.orders",
+      "COPY customers TO 'customers.csv'"
+    ]
+    for (const body of bodies) await expect(db.with({ orders }, body).execute(), body).rejects.toThrow(SqlGuardError)
+  })
+
+  it("runs hand-written SQL that reads only db.with() keys, however it joins and nests them", async () => {
+    const [acme] = await query("SELECT count(*) AS n FROM orders WHERE tenant_id = 'acme'")
+    const sources = {
+      orders: db.table("orders").where("tenant_id", "eq", "acme"),
+      customers: db.table("customers").where("tenant_id", "eq", "acme")
+    }
+    const bodies = [
+      "SELECT count(*) AS n FROM orders JOIN customers c USING (customer_id, tenant_id)",
+      "SELECT count(*) AS n FROM orders o JOIN customers c ON o.customer_id = c.customer_id AND o.tenant_id = c.tenant_id",
+      'SELECT count(*) AS n FROM "orders"',
+      "SELECT (SELECT count(*) FROM orders) AS n",
+      "SELECT count(*) AS n FROM (WITH mine AS (SELECT * FROM orders) SELECT * FROM mine)",
+      "SELECT sum(n) AS n FROM (SELECT count(*) AS n FROM orders UNION ALL SELECT 0 FROM (VALUES (1)) v(x))"
+    ]
+    for (const body of bodies) expect(await db.with(sources, body).execute(), body).toEqual([{ n: acme?.n }])
+  })
+
+  it("remembers an approval only for the names it was given: the same text with fewer sources is still refused", async () => {
+    const body = "SELECT count(*) AS n FROM orders JOIN customers c USING (customer_id, tenant_id)"
+    const orders = db.table("orders").where("tenant_id", "eq", "acme")
+    const customers = db.table("customers").where("tenant_id", "eq", "acme")
+    for (let run = 0; run < 2; run++) {
+      await expect(db.with({ orders, customers }, body).execute()).resolves.toHaveLength(1)
+      await expect(db.with({ orders }, body).execute()).rejects.toThrow(SqlGuardError)
+    }
+  })
+
   it("refuses a db.with() key that is not a lower-case name where it is defined: Postgres and ClickHouse would not see it as that table", () => {
     const orders = db.table("orders")
     for (const key of ["Orders", "ORDERS", "orderS"]) {
