@@ -45,11 +45,22 @@ const errorText = (event: ServeQueryEvent): string => event.error?.message ?? `H
 const cacheNote = (cacheHit: boolean | undefined): string =>
   cacheHit === undefined ? "" : cacheHit ? ", cache hit" : ", cache miss"
 
+// Line breaks and other control characters, C1 and Unicode's line separators included.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g
+const ESCAPED: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" }
+
+/**
+ * `text` on one line: control characters written as escapes. An error message may carry what a
+ * client sent (a database quoting a value); with its line breaks it could print a log line of its own.
+ */
+const oneLine = (text: string): string =>
+  text.replace(CONTROL, (character) => ESCAPED[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
 /** The text line of a finished request (see `formatQueryEvent`). */
 export const textLogLine = (request: LoggedRequest, status: number, durationMs: number, cacheHit: boolean | undefined, error: string | undefined): string => {
-  const line = `${request.method} ${request.path} → ${status} (${Math.round(durationMs)}ms${cacheNote(cacheHit)})` +
+  const line = `${request.method} ${oneLine(request.path)} → ${status} (${Math.round(durationMs)}ms${cacheNote(cacheHit)})` +
     (request.transport === "mcp" ? " [mcp]" : "")
-  return error === undefined ? `✓ ${line}` : `✗ ${line} - ${error}`
+  return error === undefined ? `✓ ${line}` : `✗ ${line} - ${oneLine(error)}`
 }
 
 /** The outcome an event reports: its status, or 500 for an error event without one (200 for a completed one). */
@@ -122,4 +133,4 @@ export const formatQueryEventJSON = (event: ServeQueryEvent): string | null => {
 }
 
 export const formatSlowQuery = (request: LoggedRequest, durationMs: number, thresholdMs: number): string =>
-  `[slow-query] ${request.method} ${request.path} (${request.endpointKey}) took ${Math.round(durationMs)}ms (threshold: ${thresholdMs}ms)`
+  `[slow-query] ${request.method} ${oneLine(request.path)} (${request.endpointKey}) took ${Math.round(durationMs)}ms (threshold: ${thresholdMs}ms)`

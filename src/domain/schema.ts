@@ -7,7 +7,7 @@ import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
 import { type Coercion, compileCoercion } from "./coerce.js"
 import { effectJsonSchema } from "./effectJsonSchema.js"
-import { InternalError, ValidationError } from "./errors.js"
+import { InternalError, ValidationError, type ValidationIssue } from "./errors.js"
 import { compileFastDecoder, NO_MATCH } from "./fastDecode.js"
 import { capIssues, formatParseIssues, MAX_LISTED_ISSUES } from "./issueMessages.js"
 import type { QueryParams } from "./http.js"
@@ -124,6 +124,16 @@ const INPUT_MESSAGE = "Input failed validation"
 
 const isAsyncRequired = (issue: ParseResult.ParseIssue): boolean => issue._tag === "Forbidden"
 
+/**
+ * What a result that fails its output schema is reported as (a 500 to the client; the cause goes to
+ * logs, `onError` and spans): its issues as validation words them, so a `Schema.Redacted` value is
+ * not shown there either, as Effect's own ParseError text would show it.
+ */
+const outputFailure = (issues: ReadonlyArray<ValidationIssue>): InternalError =>
+  new InternalError({
+    cause: new Error(`Output failed validation: ${issues.map(({ path, message }) => `${path.length === 0 ? "(root)" : path.join(".")}: ${message}`).join("; ")}`)
+  })
+
 // Decoding goes through ParseResult, which Schema itself calls: importing effect/Schema would load
 // it (and fast-check) for APIs whose schemas are zod, valibot or arktype.
 const compileEffectSchema = (schema: Schema.Schema.AnyNoContext, role: SchemaRole): CompiledSchema => {
@@ -140,7 +150,7 @@ const compileEffectSchema = (schema: Schema.Schema.AnyNoContext, role: SchemaRol
       throw failure._tag === "Some" ? onFailure(failure.value) : new InternalError({ cause: Cause.squash(exit.cause) })
     })
   const invalid = (issue: ParseResult.ParseIssue) => new ValidationError({ message: INPUT_MESSAGE, issues: formatParseIssues(issue) })
-  const unshapeable = (issue: ParseResult.ParseIssue) => new InternalError({ cause: ParseResult.parseError(issue) })
+  const unshapeable = (issue: ParseResult.ParseIssue) => outputFailure(formatParseIssues(issue))
   return withJsonSchema(schema, role, {
     decode: (value) => {
       if (fastDecode !== undefined) {
@@ -163,6 +173,10 @@ const compileEffectSchema = (schema: Schema.Schema.AnyNoContext, role: SchemaRol
 
 const issuePath = (issue: StandardSchemaV1.Issue): ReadonlyArray<PropertyKey> =>
   issue.path === undefined ? [] : issue.path.map((segment) => (typeof segment === "object" ? segment.key : segment))
+
+/** A Standard Schema's issues as an answer lists them: path and message, capped like Effect's. */
+const listedIssues = (issues: ReadonlyArray<StandardSchemaV1.Issue>): ReadonlyArray<ValidationIssue> =>
+  capIssues(issues.slice(0, MAX_LISTED_ISSUES + 1).map((i) => ({ path: issuePath(i), message: i.message })))
 
 // zod throws on the first part it cannot express (Date, transforms); "any" documents only that part as `{}`.
 const LIBRARY_OPTIONS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
@@ -196,9 +210,9 @@ const compileStandardSchema = (schema: StandardSchemaV1, role: SchemaRole): Comp
       check(value, (issues) =>
         new ValidationError({
           message: INPUT_MESSAGE,
-          issues: capIssues(issues.slice(0, MAX_LISTED_ISSUES + 1).map((i) => ({ path: issuePath(i), message: i.message })))
+          issues: listedIssues(issues)
         })),
-    encode: (value) => check(value, (issues) => new InternalError({ cause: new Error(`Output failed validation: ${issues[0]?.message}`) }))
+    encode: (value) => check(value, (issues) => outputFailure(listedIssues(issues)))
   }, () => standardJsonSchema(schema, role))
 }
 

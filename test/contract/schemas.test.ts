@@ -229,3 +229,27 @@ describe("validation messages of Effect Schema, in one style whichever check fai
     expect(issue!.message).toMatch(/expected number, received string/i)
   })
 })
+
+describe("a result that fails its output schema", () => {
+  it("is a 500 whose reported cause says what failed without showing a Schema.Redacted value", async () => {
+    const reported: Array<string> = []
+    const api = defineServe({
+      queries: {
+        token: {
+          outputSchema: Schema.Struct({ apiToken: Schema.Redacted(Schema.String), count: Schema.Number }),
+          // Plain text where the schema wants a Redacted, and text where it wants a number.
+          query: () => ({ apiToken: "TOPSECRET-pw-42", count: "many" }) as never
+        }
+      },
+      queryLogging: (event) => void (event.error !== undefined && reported.push(event.error.message)),
+      hooks: { onError: ({ error }) => void reported.push(error instanceof Error ? error.message : String(error)) }
+    })
+    const response = await api.handler(get("/api/analytics/token"))
+    expect(response.status).toBe(500)
+    expect(reported).toHaveLength(2)
+    for (const message of reported) {
+      expect(message).not.toContain("TOPSECRET")
+      expect(message).toMatch(/^Output failed validation: apiToken: .*not shown.*; count: expected a number, got "many"$/)
+    }
+  })
+})

@@ -123,6 +123,21 @@ describe("formatQueryEvent / formatQueryEventJSON", () => {
     expect(formatQueryEventJSON({ ...base, status: "started" })).toBeNull()
   })
 
+  it("keep a text line on one line: control characters in an error message or path are written as escapes", () => {
+    const forged = "line1\n✓ GET /api/analytics/forged → 200 (1ms)"
+    const event: ServeQueryEvent = {
+      ...base,
+      path: "/api/analytics/a\u2028b",
+      status: "error",
+      durationMs: 1,
+      responseStatus: 500,
+      error: new Error(`${forged}\r\tand\u0085more`)
+    }
+    expect(formatQueryEvent(event)).toBe(
+      "✗ GET /api/analytics/a\\u2028b → 500 (1ms) - line1\\n✓ GET /api/analytics/forged → 200 (1ms)\\r\\tand\\u0085more"
+    )
+  })
+
   it("round the duration: whole ms in text, 0.01 ms in JSON", () => {
     const event: ServeQueryEvent = { ...base, status: "completed", durationMs: 12.3456, endTime: START.getTime() + 12.3456, responseStatus: 200 }
     expect(formatQueryEvent(event)).toBe("✓ GET /api/analytics/revenue → 200 (12ms)")
