@@ -4,7 +4,10 @@ import type { ServeHandler } from "../domain/http.js"
 import { checkedBodyLimit } from "./transport.js"
 
 export interface HttpAppOptions {
-  /** Largest accepted request body in bytes (default 1 MiB): 413 by Content-Length or while streaming. */
+  /**
+   * Largest accepted request body in bytes (default 1 MiB): 413, with `Connection: close`, by
+   * Content-Length or while streaming.
+   */
   readonly bodyLimit?: number
 }
 

@@ -1,8 +1,12 @@
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { InternalError, PayloadTooLarge } from "../domain/errors.js"
 import { type CorsHeaders, HEAD_OF, type HeaderMap, type HeadResponse, type HttpMethod, type ServeHandler, type ServeResponse } from "../domain/http.js"
@@ -16,18 +20,42 @@ const METHODS_WITH_BODY: ReadonlySet<HttpMethod> = new Set(["POST", "PUT", "PATC
 
 const encoder = new TextEncoder()
 
-/** The body as it streams in, refused with 413 the moment it passes `limit`. */
-const streamedBody = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Uint8Array, unknown> =>
+/** The chunks `pull` gives until the stream ends, refused with 413 the moment they pass `limit`. */
+const collectedBody = (
+  pull: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<unknown>>,
+  limit: number
+): Effect.Effect<Uint8Array, unknown> =>
   Effect.suspend(() => {
     const chunks: Array<Uint8Array> = []
     let size = 0
-    return Stream.runForEach(request.stream, (chunk) => {
-      size += chunk.byteLength
-      if (size > limit) return Effect.fail(payloadTooLarge(limit))
-      chunks.push(chunk)
-      return Effect.void
-    }).pipe(Effect.map(() => concatBytes(chunks, size)))
+    const next: Effect.Effect<Uint8Array, unknown> = Effect.matchEffect(pull, {
+      onFailure: Option.match({ onNone: () => Effect.succeed(concatBytes(chunks, size)), onSome: Effect.fail }),
+      onSuccess: (chunk) => {
+        for (const bytes of chunk) {
+          chunks.push(bytes)
+          size += bytes.byteLength
+        }
+        return size > limit ? Effect.fail(payloadTooLarge(limit)) : next
+      }
+    })
+    return next
   })
+
+/**
+ * The body as it streams in, refused with 413 the moment it passes `limit`. A refused body is left
+ * paused, its stream not closed: on @effect/platform-node closing it destroys the request, and with
+ * it the socket, before the 413 is written. Node stops reading once the request's buffer is full and
+ * closes the connection after the 413 (`Connection: close`), which ends the request too.
+ */
+const streamedBody = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Uint8Array, unknown> =>
+  Effect.flatMap(Scope.make(), (scope) =>
+    Scope.extend(Stream.toPull(request.stream), scope).pipe(
+      Effect.flatMap((pull) => collectedBody(pull, limit)),
+      Effect.onExit((exit) => (refusedAsTooLarge(exit) ? Effect.void : Scope.close(scope, exit)))
+    ))
+
+const refusedAsTooLarge = (exit: Exit.Exit<unknown, unknown>): boolean =>
+  Exit.isFailure(exit) && Option.exists(Cause.failureOption(exit.cause), (error) => error instanceof PayloadTooLarge)
 
 /**
  * The body a middleware in front has read already (to check a signature, say): @effect/platform
@@ -57,6 +85,15 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number): 
     onSuccess: (bytes) =>
       bytes.byteLength === 0 && announcesBody(request.headers) ? bodyReadBefore(request, limit) : Effect.succeed(bytes)
   })
+}
+
+/**
+ * The 413 closes the connection, as queryserve's Node adapter does: the body was left unread, and on a
+ * kept-alive connection Node would read all of it (or wait for it) before the next request.
+ */
+const refusedBodyResponse = (error: PayloadTooLarge, requestHeaders: HeaderMap, cors: CorsHeaders | undefined): ServeResponse => {
+  const response = adapterErrorResponse(error, requestHeaders, cors)
+  return { ...response, headers: { ...response.headers, connection: "close" } }
 }
 
 // node:http's rules, the strictest of the servers an HttpApp runs on (fetch Headers take a subset):
@@ -134,7 +171,9 @@ export const makeHttpApp = (api: { readonly handler: ServeHandler }, options: Ht
       }),
       Effect.catchAll((error) =>
         Effect.succeed(
-          adapterErrorResponse(error instanceof PayloadTooLarge ? error : new InternalError({ cause: error }), request.headers, cors)
+          error instanceof PayloadTooLarge
+            ? refusedBodyResponse(error, request.headers, cors)
+            : adapterErrorResponse(new InternalError({ cause: error }), request.headers, cors)
         )
       ),
       Effect.map((response) => toHttpServerResponse(sendable(response, request.headers, cors))),

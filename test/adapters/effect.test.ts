@@ -1,10 +1,11 @@
-import { HttpMiddleware, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpMiddleware, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { defineServe, toHttpApp } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { openConnection, statusLines } from "../support/rawHttp.js"
 import { parentName, recordingTracer } from "../support/recordingTracer.js"
 
 class Greeter extends Context.Tag("test/Greeter")<Greeter, { readonly greet: (name: string) => string }>() {}
@@ -234,5 +235,43 @@ describe("toHttpApp and headers HTTP refuses", () => {
       await runtime.dispose()
       await withCors.dispose()
     }
+  })
+})
+
+describe("toHttpApp and a chunked body over the limit", () => {
+  const limited = toHttpApp(api, { bodyLimit: 1024 })
+  const chunk = "a".repeat(16 * 1024)
+
+  it("answers 413 with Connection: close on NodeHttpServer while the client is still sending", async () => {
+    const router = HttpRouter.empty.pipe(HttpRouter.mountApp("/api/analytics", limited, { includePrefix: true }))
+    const runtime = ManagedRuntime.make(
+      HttpServer.serve(router).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))
+    )
+    try {
+      const port = Number(new URL(await baseOf(runtime)).port)
+      const connection = await openConnection(port)
+      connection.write("POST /api/analytics/echo HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+      // 1 MiB and no terminating chunk: only pausing the body, not reading it to its end, can answer this.
+      for (let i = 0; i < 64; i++) connection.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`)
+      const received = await connection.readUntil((text) => text.includes("PAYLOAD_TOO_LARGE"))
+      expect(statusLines(received)).toEqual(["HTTP/1.1 413 Payload Too Large"])
+      expect(received.toLowerCase()).toContain("connection: close")
+      await connection.closed
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  it("answers 413 on a fetch runtime (HttpApp.toWebHandler)", async () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 4; i++) controller.enqueue(new TextEncoder().encode(chunk))
+        controller.close()
+      }
+    })
+    const request = new Request("http://t/api/analytics/echo", { method: "POST", body, duplex: "half" } as RequestInit)
+    const response = await HttpApp.toWebHandler(limited)(request)
+    expect(response.status).toBe(413)
+    expect((await response.json()).error.type).toBe("PAYLOAD_TOO_LARGE")
   })
 })
