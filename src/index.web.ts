@@ -6,7 +6,7 @@
  * modules exist).
  */
 export { defineServe } from "./facade/defineServe.js"
-export type { ExecuteOptions, RouteOptions, ServeBuilder } from "./facade/defineServe.js"
+export type { ExecuteArgs, ExecuteOptions, ExecuteOptionsWithInput, RouteOptions, ServeBuilder } from "./facade/defineServe.js"
 export { initServe } from "./facade/initServe.js"
 export type { InitServeOptions, ServeInit } from "./facade/initServe.js"
 export type { ProcedureBuilder } from "./facade/procedure.js"

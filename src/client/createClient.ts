@@ -1,7 +1,7 @@
 import type { ServeQueriesMap } from "../domain/config.js"
 import { joinPath } from "../domain/definition.js"
 import type { HttpMethod } from "../domain/http.js"
-import type { QueryInput, QueryOutput } from "../facade/types.js"
+import type { QueryInput, QueryOutput, TakesNothing } from "../facade/types.js"
 import { parseErrorEnvelope, ServeClientError } from "./ServeClientError.js"
 
 type HeadersSource = HeadersInit | (() => HeadersInit | Promise<HeadersInit>)
@@ -26,9 +26,6 @@ export interface CallOptions {
   readonly headers?: HeadersInit
   readonly signal?: AbortSignal
 }
-
-/** A query needs no input when its input accepts `{}` (no required field) or `undefined` (`Schema.Undefined`, `z.undefined()`). */
-type TakesNothing<I> = {} extends I ? true : undefined extends I ? true : false
 
 /** One query as a function: the input is optional when the query needs none. */
 export type ClientCall<I, O> = TakesNothing<I> extends true ? (input?: I, options?: CallOptions) => Promise<O>

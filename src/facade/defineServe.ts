@@ -25,7 +25,7 @@ import { StageTracing } from "../pipeline/tracing.js"
 import { Pipeline, type PipelineService } from "../services/Pipeline.js"
 import { makeQueryLogger, QueryLogger, type ServeQueryLogger } from "../services/QueryLogger.js"
 import { attachConfiguredLogging } from "./logging.js"
-import type { QueryInput, QueryOutput } from "./types.js"
+import type { QueryInput, QueryOutput, TakesNothing } from "./types.js"
 import type { NodeServerOptions, RunningServer } from "../adapters/serverOptions.js"
 import { startServerFor } from "./serverStart.js"
 
@@ -36,6 +36,15 @@ export interface ExecuteOptions<TInput = unknown> {
   /** Headers and other request fields the strategies and handler should see. */
   readonly request?: Partial<ServeRequest>
 }
+
+/** ExecuteOptions of a query that needs an input. */
+export interface ExecuteOptionsWithInput<TInput> extends ExecuteOptions<TInput> {
+  readonly input: TInput
+}
+
+/** The options of `execute`/`run`: required, with their `input`, exactly when the query needs an input (as in the client). */
+export type ExecuteArgs<TInput> = TakesNothing<TInput> extends true ? [options?: ExecuteOptions<TInput>]
+  : [options: ExecuteOptionsWithInput<TInput>]
 
 export interface RouteOptions {
   readonly method?: HttpMethod
@@ -50,8 +59,8 @@ export interface ServeBuilder<TQueries extends ServeQueriesMap = ServeQueriesMap
   route(path: string, endpoint: (keyof TQueries & string) | ServeQueryEntry, options?: RouteOptions): ServeBuilder<TQueries>
   use(middleware: ServeMiddleware): ServeBuilder<TQueries>
   useAuth(strategy: AuthStrategy): ServeBuilder<TQueries>
-  execute<K extends keyof TQueries & string>(key: K, options?: ExecuteOptions<QueryInput<TQueries[K]>>): Promise<QueryOutput<TQueries[K]>>
-  run<K extends keyof TQueries & string>(key: K, options?: ExecuteOptions<QueryInput<TQueries[K]>>): Promise<QueryOutput<TQueries[K]>>
+  execute<K extends keyof TQueries & string>(key: K, ...options: ExecuteArgs<QueryInput<TQueries[K]>>): Promise<QueryOutput<TQueries[K]>>
+  run<K extends keyof TQueries & string>(key: K, ...options: ExecuteArgs<QueryInput<TQueries[K]>>): Promise<QueryOutput<TQueries[K]>>
   /** Every route with its metadata and JSON Schemas: what the OpenAPI document is built from. */
   describe(): ReadonlyArray<ServeEndpoint>
   readonly queryLogger: ServeQueryLogger
@@ -123,7 +132,7 @@ export const defineServe = <
   }
   const changed = () => void withPipeline((p) => p.refresh())
 
-  const execute = <K extends keyof TQueries & string>(key: K, options?: ExecuteOptions<QueryInput<TQueries[K]>>) =>
+  const execute = <K extends keyof TQueries & string>(key: K, ...[options]: ExecuteArgs<QueryInput<TQueries[K]>>) =>
     Promise.resolve(withPipeline((p) => p.execute(key, options))) as Promise<QueryOutput<TQueries[K]>>
 
   const builder: ServeBuilder<TQueries> = {

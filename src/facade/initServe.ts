@@ -1,13 +1,12 @@
 import type { ServeAuthContext, ServeConfig, ServeQueriesMap } from "../domain/config.js"
 import { defineServe, type ServeBuilder } from "./defineServe.js"
 import { procedure, type ProcedureBuilder } from "./procedure.js"
-import type { AuthOf, ContextOf } from "./types.js"
 
 /** Everything of a ServeConfig except the queries: shared by every `define` of this `initServe`. */
-export type InitServeOptions = Omit<ServeConfig<ServeQueriesMap, ServeAuthContext, unknown>, "queries" | "context" | "auth"> & {
-  readonly context?: unknown
-  readonly auth?: unknown
-}
+export type InitServeOptions<TAuth extends ServeAuthContext = ServeAuthContext, TContext = {}> = Omit<
+  ServeConfig<ServeQueriesMap, TAuth, TContext>,
+  "queries"
+>
 
 export interface ServeInit<TAuth extends ServeAuthContext, TContext> {
   /** A fresh immutable procedure builder whose `ctx` knows the context and caller types. */
@@ -23,20 +22,13 @@ export interface ServeInit<TAuth extends ServeAuthContext, TContext> {
 /**
  * Shares options and types across query definitions:
  * `const { query, queries, define } = initServe({ context: () => ({ db }), auth: apiKeyAuth(...) })`.
+ * The caller and context types are inferred as `defineServe` infers them; the caller is also a
+ * ServeAuthContext (its `roles`, `scopes` and `tenantId` are known even when the strategy's type lacks them).
  */
-export const initServe = <const TOptions extends InitServeOptions>(
-  options: TOptions
-): ServeInit<AuthOf<TOptions["auth"]> & ServeAuthContext, ContextOf<TOptions["context"]>> => {
-  type TAuth = AuthOf<TOptions["auth"]> & ServeAuthContext
-  type TContext = ContextOf<TOptions["context"]>
-  return {
-    query: procedure<TAuth, TContext>(),
-    queries: (queries) => queries,
-    define: (config) =>
-      defineServe({ ...(options as unknown as Partial<ServeConfig<ServeQueriesMap, TAuth, TContext>>), ...config } as ServeConfig<
-        typeof config.queries,
-        TAuth,
-        TContext
-      >)
-  }
-}
+export const initServe = <TAuth extends ServeAuthContext = ServeAuthContext, TContext = {}>(
+  options: InitServeOptions<TAuth & ServeAuthContext, TContext>
+): ServeInit<TAuth & ServeAuthContext, TContext> => ({
+  query: procedure<TAuth, TContext>(),
+  queries: (queries) => queries,
+  define: (config) => defineServe<typeof config.queries, TAuth & ServeAuthContext, TContext>({ ...options, ...config })
+})
