@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { openRedisConnection } from "../layers/redisConnection.js"
+import { scopedRedisConnection } from "../layers/redisConnection.js"
 import { DEFAULT_STORE_TIMEOUT_MS, withDeadline } from "../layers/storeDeadline.js"
 import { keyPattern } from "./cacheKey.js"
 import { type ResultCacheKey, ResultCacheStore, type ResultCacheStoreService, StoredResult } from "./ResultCacheStore.js"
@@ -145,8 +145,7 @@ export const redisResultCacheStore = (
     ? Layer.succeed(ResultCacheStore, makeRedisResultCacheStore(connection.client, options))
     : Layer.scoped(
       ResultCacheStore,
-      Effect.acquireRelease(
-        Effect.promise(() => openRedisConnection({ url: connection.url, label: "result cache" })),
-        (client) => Effect.sync(() => client.destroy())
-      ).pipe(Effect.map((client) => makeRedisResultCacheStore(client, options)))
+      scopedRedisConnection({ url: connection.url, label: "result cache" }).pipe(
+        Effect.map((client) => makeRedisResultCacheStore(client, options))
+      )
     )

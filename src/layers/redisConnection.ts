@@ -1,3 +1,6 @@
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+
 export interface RedisConnectionOptions {
   /** `redis://[user:password@]host:port/db`; never logged as given (see `redactUrl`). */
   readonly url: string
@@ -29,13 +32,19 @@ export const redactUrl = (url: string): string => {
 const backoff = (retries: number): number => Math.min(50 * 2 ** retries, 2000)
 
 /**
+ * How long closing waits for a connection attempt in flight to end (ms). Long enough for a Redis that
+ * answers, short enough that one that never does cannot hold a dispose.
+ */
+const CLOSE_WAIT_MS = 500
+
+/**
  * A node-redis client that fails fast while Redis is down (no offline queue: commands reject at once
  * instead of waiting for a reconnection), reconnects with backoff, and logs an outage once and its
- * recovery once, naming the server by its redacted URL. Connecting starts at once and is not awaited;
- * `destroy()` the client when done. The `redis` package is imported here, when a connection is
- * opened, not when queryserve is.
+ * recovery once, naming the server by its redacted URL. Connecting starts at once and is not awaited:
+ * `connecting` settles when the first attempt ends (it never rejects). The `redis` package is
+ * imported here, when a connection is opened, not when queryserve is.
  */
-export const openRedisConnection = async (options: RedisConnectionOptions) => {
+const openRedisConnection = async (options: RedisConnectionOptions) => {
   const { createClient } = await import("redis")
   const shown = redactUrl(options.url)
   const client = createClient({
@@ -58,9 +67,30 @@ export const openRedisConnection = async (options: RedisConnectionOptions) => {
     console.error(`[queryserve] Redis ${options.label} at ${shown} is unreachable; retrying (${reason})`)
   })
   // Rejects only when closed before the first connection; the error listener has reported why.
-  client.connect().catch(() => undefined)
-  return client
+  const connecting = client.connect().then(() => undefined, () => undefined)
+  return { client, connecting }
 }
 
-/** The node-redis client `openRedisConnection` returns. */
-export type RedisConnection = Awaited<ReturnType<typeof openRedisConnection>>
+type OpenConnection = Awaited<ReturnType<typeof openRedisConnection>>
+
+/**
+ * Destroys the client at once: that stops reconnecting and closes a connection that is up. An attempt
+ * in flight may still finish afterwards, and node-redis keeps the socket it opened then, so the client
+ * is destroyed again when the attempt ends; dispose waits for that at most CLOSE_WAIT_MS.
+ */
+const closeRedisConnection = ({ client, connecting }: OpenConnection): Effect.Effect<void> =>
+  Effect.sync(() => client.destroy()).pipe(
+    // A release runs uninterruptibly: only an interruptible wait can be cut short by the time limit.
+    Effect.zipRight(Effect.interruptible(Effect.promise(() => connecting.then(() => client.destroy())))),
+    Effect.timeoutOption(CLOSE_WAIT_MS),
+    Effect.asVoid
+  )
+
+/** A connection as `openRedisConnection` describes it, closed with the scope, even while still connecting. */
+export const scopedRedisConnection = (options: RedisConnectionOptions): Effect.Effect<RedisConnection, never, Scope.Scope> =>
+  Effect.acquireRelease(Effect.promise(() => openRedisConnection(options)), closeRedisConnection).pipe(
+    Effect.map(({ client }) => client)
+  )
+
+/** The node-redis client `scopedRedisConnection` gives. */
+export type RedisConnection = OpenConnection["client"]

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { RateLimitStore, type RateLimitStoreService } from "../services/RateLimitStore.js"
-import { openRedisConnection } from "./redisConnection.js"
+import { scopedRedisConnection } from "./redisConnection.js"
 
 interface ScriptArguments {
   readonly keys: Array<string>
@@ -73,7 +73,8 @@ export interface RedisRateLimitStoreLayerOptions {
 }
 
 /**
- * A RateLimitStore on its own Redis connection (`openRedisConnection`), closed with the layer's scope.
+ * A RateLimitStore on its own Redis connection (`scopedRedisConnection`), closed with the layer's scope
+ * (also when that comes before the connection is up).
  * The layer does not wait for Redis: until the connection is up (and while it is down) the store fails
  * fast, and `rateLimit` fails open or closed as configured. An outage is logged once, and its end.
  * The layer builds asynchronously: `redis` is imported then, not when queryserve is.
@@ -81,8 +82,7 @@ export interface RedisRateLimitStoreLayerOptions {
 export const redisRateLimitStoreLayer = (options: RedisRateLimitStoreLayerOptions): Layer.Layer<RateLimitStore> =>
   Layer.scoped(
     RateLimitStore,
-    Effect.acquireRelease(
-      Effect.promise(() => openRedisConnection({ url: options.url, label: "rate-limit store", commandTimeoutMs: options.commandTimeoutMs })),
-      (client) => Effect.sync(() => client.destroy())
-    ).pipe(Effect.map((client) => makeRedisRateLimitStore({ client, prefix: options.prefix })))
+    scopedRedisConnection({ url: options.url, label: "rate-limit store", commandTimeoutMs: options.commandTimeoutMs }).pipe(
+      Effect.map((client) => makeRedisRateLimitStore({ client, prefix: options.prefix }))
+    )
   )

@@ -14,7 +14,7 @@ import { createClient } from "redis"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { eventually } from "../support/eventually.js"
 import { freePort } from "../support/freePort.js"
-import { type RedisServer, redisUnavailable, startRedis } from "../support/redisServer.js"
+import { otherClients, type RedisServer, redisUnavailable, startRedis } from "../support/redisServer.js"
 import { type ServerProcess, startServerProcess } from "../support/serverProcess.js"
 
 const skipReason = redisUnavailable()
@@ -222,6 +222,31 @@ describe.skipIf(skipReason !== undefined)("result cache shared through Redis by 
     expect(shared.body).toEqual(stored.body)
     expect(shared.body.pid).toBe(first.child.pid)
     expect((await ask(second, "runs")).body.runs).toBeLessThanOrEqual(1)
+  })
+})
+
+describe.skipIf(skipReason !== undefined)("result cache on its own Redis connection, disposed right after use", () => {
+  let redis: RedisServer
+  let observer: ReturnType<typeof createClient>
+
+  beforeAll(async () => {
+    redis = await startRedis()
+    observer = createClient({ url: redis.url })
+    await observer.connect()
+  })
+  afterAll(async () => {
+    await observer?.close()
+    await redis?.stop()
+  })
+
+  it("closes its connection on every dispose, though it was still connecting", async () => {
+    for (let i = 0; i < 10; i++) {
+      const api = defineServe({ resultCache: { store: redisResultCacheStore({ url: redis.url }) }, queries: { one: { query: () => 1 } } })
+      await api.execute("one")
+      await api.dispose()
+    }
+    // The server notices a closed connection a moment later; a leaked one stays.
+    await eventually(async () => expect(await otherClients(observer)).toBe(0), 2000)
   })
 })
 

@@ -88,3 +88,15 @@ export const startRedis = async (options: RedisServerOptions = {}): Promise<Redi
     }
   }
 }
+
+/** The commands `otherClients` sends. A connected node-redis client has it. */
+export interface RedisObserver {
+  sendCommand(args: Array<string>): Promise<unknown>
+}
+
+/** How many clients the server has connected besides `observer` (the one asking). */
+export const otherClients = async (observer: RedisObserver): Promise<number> => {
+  const ownId = String(await observer.sendCommand(["CLIENT", "ID"]))
+  const list = String(await observer.sendCommand(["CLIENT", "LIST"]))
+  return list.split("\n").filter((line) => line.startsWith("id=") && !line.startsWith(`id=${ownId} `)).length
+}

@@ -13,7 +13,7 @@ import {
 import { createClient } from "redis"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { eventually } from "../support/eventually.js"
-import { type RedisServer, redisUnavailable, startRedis } from "../support/redisServer.js"
+import { otherClients, type RedisServer, redisUnavailable, startRedis } from "../support/redisServer.js"
 
 const skipReason = redisUnavailable()
 const worker = fileURLToPath(new URL("../support/incrementWorker.ts", import.meta.url))
@@ -100,6 +100,48 @@ describe.skipIf(skipReason !== undefined)("Redis RateLimitStore against a real r
   it("loads its script again after the server forgot it (NOSCRIPT)", async () => {
     await client.scriptFlush()
     expect(await store.increment("flushed", 60_000)).toBe(1)
+  })
+})
+
+describe.skipIf(skipReason !== undefined)("Redis rate-limit layer disposed right after it was built", () => {
+  let redis: RedisServer
+  let observer: ReturnType<typeof createClient>
+
+  beforeAll(async () => {
+    redis = await startRedis()
+    observer = createClient({ url: redis.url })
+    await observer.connect()
+  })
+
+  afterAll(async () => {
+    await observer?.close()
+    await redis?.stop()
+  })
+
+  const buildAndDispose = async (url: string): Promise<void> => {
+    const runtime = ManagedRuntime.make(redisRateLimitStoreLayer({ url }))
+    await runtime.runPromise(RateLimitStore)
+    await runtime.dispose()
+  }
+
+  it("closes its connection every time, though it was still connecting", async () => {
+    for (let i = 0; i < 10; i++) await buildAndDispose(redis.url)
+    // The server notices a closed connection a moment later; a leaked one stays.
+    await eventually(async () => expect(await otherClients(observer)).toBe(0), 2000)
+  })
+
+  it("does not let a Redis that never answers hold dispose", async () => {
+    const before = await otherClients(observer)
+    redis.pause()
+    try {
+      const started = Date.now()
+      await buildAndDispose(redis.url)
+      expect(Date.now() - started).toBeLessThan(1500)
+    } finally {
+      redis.resume()
+    }
+    // Once Redis answers again, the connection it accepted meanwhile must not stay.
+    await eventually(async () => expect(await otherClients(observer)).toBe(before), 2000)
   })
 })
 
