@@ -6,12 +6,10 @@
 import {
   apiKeyAuth,
   type AuthFailureLimitOptions,
-  GatewayTimeout,
   initServe,
   type QueryLoggingOption,
   type ServeAuthContext,
   type ServeConfig,
-  ServeHttpError,
   type TenantConfig
 } from "queryserve"
 import * as metrics from "./metrics.js"
@@ -107,22 +105,15 @@ const analyticsServe = (
 
 type ProcedureRoot = ReturnType<typeof analyticsServe>["query"]
 
-/** How a request whose client left ends in the log and metrics: nginx's 499, not the 500 of a failed query. */
-const clientClosed = (): ServeHttpError =>
-  new ServeHttpError(499, "CLIENT_CLOSED_REQUEST", "The client closed the connection before the answer")
-
 /**
  * The handler of `metric`, which gets the request's signal: its query stops when the request ends
  * first. After a timeout the 504 is sent and the failure that follows is dropped; a client that
- * left gets no answer, and its request is logged as 499.
+ * left gets no answer, and queryserve logs its request as 499.
  */
 const handlerOf =
   <I, A>(metric: (db: Db, input: I, signal: AbortSignal) => Promise<A>) =>
   ({ input, ctx }: { readonly input: I; readonly ctx: { readonly db: Db; readonly signal: AbortSignal } }): Promise<A> =>
-    metric(ctx.db, input, ctx.signal).catch((error: unknown) => {
-      const { signal } = ctx
-      throw signal.aborted && error === signal.reason && !(error instanceof GatewayTimeout) ? clientClosed() : error
-    })
+    metric(ctx.db, input, ctx.signal)
 
 const analyticsQueries = (query: ProcedureRoot) => {
   const revenue = query.tag("Revenue").cache(MINUTE)

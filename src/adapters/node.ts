@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { finished } from "node:stream"
+import { ClientClosed } from "../domain/clientClosed.js"
 import { InternalError, PayloadTooLarge, type ServeError, ServiceUnavailable, ValidationError } from "../domain/errors.js"
 import { forwardedAddress, type ServeHandler, type ServeResponse, trustedHopCount } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
@@ -90,8 +91,6 @@ const missingHost = new ValidationError({
   issues: [{ path: ["headers", "host"], message: "is required" }]
 })
 
-const clientClosed = (): DOMException => new DOMException("The client closed the connection", "AbortError")
-
 /**
  * The Node listener behind `createNodeHandler` and `startNodeServer`. It only translates: body
  * limit, deadline and client address on the way in, status/headers/body on the way out.
@@ -124,7 +123,7 @@ export const makeNodeListener = (
 
   const awaitAnswer = (res: ServerResponse, request: TransportRequest, answer: PromiseLike<ServeResponse>): void => {
     res.on("close", () => {
-      if (!res.writableFinished) request.abort(clientClosed())
+      if (!res.writableFinished) request.abort(new ClientClosed())
     })
     deliverInTime(deadlines, request, answer, (response) => send(res, response, false), cors)
   }

@@ -168,6 +168,7 @@ export interface ServeLifecycleHooks {
     readonly requestId: string
     readonly queryKey: string
     readonly durationMs: number
+    /** The status sent; 499 when the client closed the connection first (nothing was sent). */
     readonly status: number
     readonly result: unknown
   }) => void

@@ -1,4 +1,5 @@
 import type * as Tracer from "effect/Tracer"
+import { ClientClosed } from "./clientClosed.js"
 import type { HeaderMap, QueryParams, ServeRequest } from "./http.js"
 import { emptyRecord, parseQueryString } from "./queryString.js"
 
@@ -56,6 +57,16 @@ export class TransportRequest implements ServeRequest {
     this.aborted = true
     this.abortReason = reason
     this.controller?.abort(reason)
+  }
+
+  /**
+   * Set when the client left before the request was answered: the adapter aborted it as `ClientClosed`,
+   * or the transport's own signal aborted (a fetch runtime's, when the client goes away). Read from
+   * fields, so that it creates no signal; an abort for the deadline came first when it is unset.
+   */
+  get clientClosure(): ClientClosed | undefined {
+    if (this.aborted) return this.abortReason instanceof ClientClosed ? this.abortReason : undefined
+    return this.upstream?.aborted === true ? new ClientClosed() : undefined
   }
 
   /** The deadline passed: aborts `signal` with `error` and tells the pipeline, which answers with it. */

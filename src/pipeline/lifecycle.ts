@@ -1,9 +1,11 @@
 import { StoredResult } from "../cache/ResultCacheStore.js"
+import { CLIENT_CLOSED_STATUS, ClientClosed } from "../domain/clientClosed.js"
 import type { ServeLifecycleHooks } from "../domain/config.js"
 import type { ServeError } from "../domain/errors.js"
 import type { QueryTransport, ServeQueryEvent } from "../domain/event.js"
 import type { ServeRequest } from "../domain/http.js"
 import { callObserver } from "../domain/observer.js"
+import { TransportRequest } from "../domain/transportRequest.js"
 import type { ServeQueryLogger } from "../services/QueryLogger.js"
 
 /** The facts of one endpoint execution that events and hooks report. */
@@ -49,6 +51,16 @@ const withResult = <A extends object>(target: A, result: unknown): A & { readonl
     completed.result = result
   }
   return completed as A & { readonly result: unknown }
+}
+
+/**
+ * Set when `request` ended because its client closed the connection: nothing failed on our side, and
+ * nothing was sent. A TransportRequest answers from its fields, without creating its signal.
+ */
+const clientClosure = (request: ServeRequest): ClientClosed | undefined => {
+  if (request instanceof TransportRequest) return request.clientClosure
+  const reason: unknown = request.signal?.aborted === true ? request.signal.reason : undefined
+  return reason instanceof ClientClosed ? reason : undefined
 }
 
 /** A hook that fails (throws, or rejects) is reported and never changes the response. */
@@ -100,6 +112,8 @@ export class Lifecycle {
   /** `cacheStatus` is set on endpoints the result cache serves: the event then carries `cacheHit`. */
   completed(record: ExecutionRecord, input: unknown, status: number, result: unknown, cacheStatus: "HIT" | "MISS" | undefined): void {
     const durationMs = performance.now() - record.startedAt
+    const closure = clientClosure(record.request)
+    if (closure !== undefined) return this.ended(record, input, durationMs, CLIENT_CLOSED_STATUS, closure)
     if (this.hooks.onRequestEnd !== undefined) {
       const end = { requestId: record.requestId, queryKey: record.endpointKey, durationMs, status }
       callHook("onRequestEnd", this.hooks.onRequestEnd, withResult(end, result))
@@ -132,8 +146,16 @@ export class Lifecycle {
   failed(record: ExecutionRecord, input: unknown, status: number, error: ServeError): void {
     const durationMs = performance.now() - record.startedAt
     const raw = rawCause(error)
+    // Audit hooks hear of a refused credential even when its client left before the answer.
     this.refused(record.endpointKey, record.requestId, record.request, error)
+    const closure = clientClosure(record.request)
+    if (closure !== undefined) return this.ended(record, input, durationMs, CLIENT_CLOSED_STATUS, closure)
     callHook("onError", this.hooks.onError, { error: raw, queryKey: record.endpointKey, requestId: record.requestId, durationMs })
+    this.ended(record, input, durationMs, status, asError(raw))
+  }
+
+  /** Reports a request that ended without its answer: onRequestEnd, then the error event (or the meters). */
+  private ended(record: ExecutionRecord, input: unknown, durationMs: number, status: number, error: Error): void {
     callHook("onRequestEnd", this.hooks.onRequestEnd, {
       requestId: record.requestId,
       queryKey: record.endpointKey,
@@ -142,9 +164,9 @@ export class Lifecycle {
       result: undefined
     })
     const meter = this.logger.meter
-    if (meter !== undefined) meter.finished(record, status, durationMs, undefined, asError(raw))
+    if (meter !== undefined) meter.finished(record, status, durationMs, undefined, error)
     else if (this.logger.listenerCount > 0) {
-      this.logger.emit(this.finalEvent(record, "error", durationMs, input, status, undefined, asError(raw), undefined))
+      this.logger.emit(this.finalEvent(record, "error", durationMs, input, status, undefined, error, undefined))
     }
   }
 
