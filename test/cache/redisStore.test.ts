@@ -14,7 +14,8 @@ import { createClient } from "redis"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { eventually } from "../support/eventually.js"
 import { freePort } from "../support/freePort.js"
-import { otherClients, type RedisServer, redisUnavailable, startRedis } from "../support/redisServer.js"
+import { type RedisServer, redisUnavailable, startRedis } from "../support/redisServer.js"
+import { observedRedis } from "../support/observedRedis.js"
 import { type ServerProcess, startServerProcess } from "../support/serverProcess.js"
 
 const skipReason = redisUnavailable()
@@ -226,27 +227,16 @@ describe.skipIf(skipReason !== undefined)("result cache shared through Redis by 
 })
 
 describe.skipIf(skipReason !== undefined)("result cache on its own Redis connection, disposed right after use", () => {
-  let redis: RedisServer
-  let observer: ReturnType<typeof createClient>
-
-  beforeAll(async () => {
-    redis = await startRedis()
-    observer = createClient({ url: redis.url })
-    await observer.connect()
-  })
-  afterAll(async () => {
-    await observer?.close()
-    await redis?.stop()
-  })
+  const observed = observedRedis()
 
   it("closes its connection on every dispose, though it was still connecting", async () => {
     for (let i = 0; i < 10; i++) {
-      const api = defineServe({ resultCache: { store: redisResultCacheStore({ url: redis.url }) }, queries: { one: { query: () => 1 } } })
+      const api = defineServe({ resultCache: { store: redisResultCacheStore({ url: observed.server().url }) }, queries: { one: { query: () => 1 } } })
       await api.execute("one")
       await api.dispose()
     }
     // The server notices a closed connection a moment later; a leaked one stays.
-    await eventually(async () => expect(await otherClients(observer)).toBe(0), 2000)
+    await eventually(async () => expect(await observed.otherClients()).toBe(0), 2000)
   })
 })
 

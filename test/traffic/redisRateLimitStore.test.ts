@@ -13,7 +13,8 @@ import {
 import { createClient } from "redis"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { eventually } from "../support/eventually.js"
-import { otherClients, type RedisServer, redisUnavailable, startRedis } from "../support/redisServer.js"
+import { type RedisServer, redisUnavailable, startRedis } from "../support/redisServer.js"
+import { observedRedis } from "../support/observedRedis.js"
 
 const skipReason = redisUnavailable()
 const worker = fileURLToPath(new URL("../support/incrementWorker.ts", import.meta.url))
@@ -104,19 +105,7 @@ describe.skipIf(skipReason !== undefined)("Redis RateLimitStore against a real r
 })
 
 describe.skipIf(skipReason !== undefined)("Redis rate-limit layer disposed right after it was built", () => {
-  let redis: RedisServer
-  let observer: ReturnType<typeof createClient>
-
-  beforeAll(async () => {
-    redis = await startRedis()
-    observer = createClient({ url: redis.url })
-    await observer.connect()
-  })
-
-  afterAll(async () => {
-    await observer?.close()
-    await redis?.stop()
-  })
+  const observed = observedRedis()
 
   const buildAndDispose = async (url: string): Promise<void> => {
     const runtime = ManagedRuntime.make(redisRateLimitStoreLayer({ url }))
@@ -125,23 +114,23 @@ describe.skipIf(skipReason !== undefined)("Redis rate-limit layer disposed right
   }
 
   it("closes its connection every time, though it was still connecting", async () => {
-    for (let i = 0; i < 10; i++) await buildAndDispose(redis.url)
+    for (let i = 0; i < 10; i++) await buildAndDispose(observed.server().url)
     // The server notices a closed connection a moment later; a leaked one stays.
-    await eventually(async () => expect(await otherClients(observer)).toBe(0), 2000)
+    await eventually(async () => expect(await observed.otherClients()).toBe(0), 2000)
   })
 
   it("does not let a Redis that never answers hold dispose", async () => {
-    const before = await otherClients(observer)
-    redis.pause()
+    const before = await observed.otherClients()
+    observed.server().pause()
     try {
       const started = Date.now()
-      await buildAndDispose(redis.url)
+      await buildAndDispose(observed.server().url)
       expect(Date.now() - started).toBeLessThan(1500)
     } finally {
-      redis.resume()
+      observed.server().resume()
     }
     // Once Redis answers again, the connection it accepted meanwhile must not stay.
-    await eventually(async () => expect(await otherClients(observer)).toBe(before), 2000)
+    await eventually(async () => expect(await observed.otherClients()).toBe(before), 2000)
   })
 })
 
