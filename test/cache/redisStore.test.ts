@@ -148,23 +148,12 @@ describe.skipIf(skipReason !== undefined)("Redis result cache store against a re
 })
 
 describe.skipIf(skipReason !== undefined)("Redis result cache of callers without a tenant", () => {
-  let redis: RedisServer
-  let client: ReturnType<typeof createClient>
-
-  beforeAll(async () => {
-    redis = await startRedis()
-    client = createClient({ url: redis.url })
-    await client.connect()
-  })
-  afterAll(async () => {
-    await client?.close()
-    await redis?.stop()
-  })
+  const redis = observedRedis()
 
   it("counts and drops an authenticated caller's entries, and leaves those of a longer prefix alone", async () => {
     const guardedApi = (prefix: string, price: { value: number }) =>
       defineServe({
-        resultCache: { store: redisResultCacheStore({ client }, { prefix }) },
+        resultCache: { store: redisResultCacheStore({ client: redis.client() }, { prefix }) },
         auth: ({ request }) => (request.headers?.["x-key"] === "k" ? { id: "caller" } : null),
         queries: { price: { cacheTtlMs: 60_000, inputSchema: Schema.Struct({ sku: Schema.String }), query: () => ({ price: price.value }) } }
       })

@@ -2,14 +2,15 @@ import { createClient } from "redis"
 import { afterAll, beforeAll } from "vitest"
 import { otherClients, type RedisServer, startRedis } from "./redisServer.js"
 
-/** A Redis server and a client of its own that looks at it (the connections others keep open). */
+/** A Redis server and a client of its own, connected: to use, or to look at the connections others keep open. */
 export interface ObservedRedis {
   readonly server: () => RedisServer
+  readonly client: () => ReturnType<typeof createClient>
   /** How many clients the server has connected besides the observer. */
   readonly otherClients: () => Promise<number>
 }
 
-/** An observed Redis for the enclosing describe block: started before its tests, stopped after. */
+/** A Redis and its client for the enclosing describe block: started before its tests, stopped after. */
 export const observedRedis = (): ObservedRedis => {
   let redis: RedisServer | undefined
   let observer: ReturnType<typeof createClient> | undefined
@@ -26,5 +27,5 @@ export const observedRedis = (): ObservedRedis => {
     await observer?.close()
     await redis?.stop()
   })
-  return { server: () => started(redis), otherClients: () => otherClients(started(observer)) }
+  return { server: () => started(redis), client: () => started(observer), otherClients: () => otherClients(started(observer)) }
 }
