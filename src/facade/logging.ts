@@ -1,17 +1,60 @@
 import type { QueryLoggingOption } from "../domain/config.js"
+import { callObserver } from "../domain/observer.js"
 import { formatQueryEvent, formatQueryEventJSON, formatSlowQuery, jsonLogLine, textLogLine } from "../domain/event.js"
 import { metered, type RequestMeter, resultBlind, type ServeQueryLogger } from "../services/QueryLogger.js"
 
 const ignoreStart = (): void => {}
 
-/** Text or JSON lines on console.log: from events emitted by hand, and straight from the pipeline's facts (no event built). */
+// Captured at import: fake timers a test installs later must not hold the lines back. Absent on
+// workerd and Deno, where each line is written at once.
+const scheduleTurnEnd: ((callback: () => void) => unknown) | undefined = globalThis.setImmediate
+const nodeProcess: { once?: (event: "exit", listener: () => void) => unknown } | undefined = globalThis.process
+
+/** A bound on the lines held back, for in-process calls that never let the event loop turn. */
+const MAX_PENDING_LINES = 256
+
+let pendingLines: Array<string> = []
+let flushScheduled = false
+let flushOnExit = false
+
+const logText = (text: string): void => console.log(text)
+
+const flushLines = (): void => {
+  flushScheduled = false
+  if (pendingLines.length === 0) return
+  const lines = pendingLines
+  pendingLines = []
+  // Run from the event loop, where a console.log replaced by one that throws would end the process.
+  callObserver("[queryserve] writing query log lines failed", logText, lines.join("\n"))
+}
+
+/**
+ * Writes a log line with the others of this event-loop turn, in one console.log at the turn's end.
+ * console.log costs Node 3–6 µs a call (its formatting and stream machinery, more than a whole GET
+ * pipeline); a turn's lines written together cost about 0.5 µs each. The process's exit writes what
+ * is still held.
+ */
+const writeLine = (line: string): void => {
+  if (scheduleTurnEnd === undefined) return console.log(line)
+  pendingLines.push(line)
+  if (pendingLines.length >= MAX_PENDING_LINES) return flushLines()
+  if (flushScheduled) return
+  flushScheduled = true
+  scheduleTurnEnd(flushLines)
+  if (!flushOnExit) {
+    flushOnExit = true
+    nodeProcess?.once?.("exit", flushLines)
+  }
+}
+
+/** Text or JSON lines on console.log, a turn's together: from events emitted by hand, and straight from the pipeline's facts (no event built). */
 const lineLogger = (json: boolean) => {
   const format = json ? formatQueryEventJSON : formatQueryEvent
   const meter: RequestMeter = {
     started: ignoreStart,
     finished: (request, status, durationMs, cacheHit, error) => {
       const message = error === undefined ? undefined : error.message
-      console.log(
+      writeLine(
         json
           ? jsonLogLine(request, status, durationMs, cacheHit, message, request.startTime + durationMs)
           : textLogLine(request, status, durationMs, cacheHit, message)
@@ -20,7 +63,7 @@ const lineLogger = (json: boolean) => {
   }
   return metered(resultBlind((event) => {
     const line = format(event)
-    if (line !== null) console.log(line)
+    if (line !== null) writeLine(line)
   }), meter)
 }
 

@@ -12,6 +12,7 @@ import {
   testResultCacheStore
 } from "queryserve"
 import { afterEach, describe, expect, it, vi } from "vitest"
+import { writtenLogLines } from "../support/logLines.js"
 import { counted, get, post } from "./support/requests.js"
 
 const Input = Schema.Struct({ region: Schema.String, limit: Schema.optional(Schema.NumberFromString) })
@@ -514,7 +515,7 @@ describe("result cache: the stages around it", () => {
       expect({ ...hit }.result).toEqual([{ a: 1 }])
       expect(JSON.parse(JSON.stringify(hit)).result).toEqual([{ a: 1 }])
       expect(events.filter((event) => event.status === "started").every((event) => !("cacheHit" in event))).toBe(true)
-      const lines = log.mock.calls.map((call) => String(call[0]))
+      const lines = await writtenLogLines(log)
       expect(lines.slice(0, 3).map((line) => line.replace(/\(\d+ms/, "(Nms"))).toEqual([
         "✓ GET /api/analytics/rows → 200 (Nms, cache miss)",
         "✓ GET /api/analytics/rows → 200 (Nms, cache hit)",

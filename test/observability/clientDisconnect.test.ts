@@ -6,6 +6,7 @@
 import http from "node:http"
 import { createFetchHandler, defineServe, type RunningServer, type ServeQueryEvent } from "queryserve"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import { writtenLogLines } from "../support/logLines.js"
 import { parseExposition, valueOf } from "../support/prometheus.js"
 
 interface Ctx {
@@ -104,7 +105,7 @@ describe("a client that closes the connection mid-request (Node server)", () => 
     log = vi.spyOn(console, "log").mockImplementation(() => {})
     const { hooks } = await abandonAndWait(loggedServer, key)
     expect(hooks).toEqual(["onRequestEnd 499"])
-    expect(log.mock.calls.map(([line]) => String(line))).toEqual([
+    expect(await writtenLogLines(log)).toEqual([
       expect.stringMatching(new RegExp(`^✗ GET /api/analytics/${key} → 499 \\(\\d+ms\\) - The client closed the connection$`))
     ])
     const metrics = parseExposition(await (await fetch(`${loggedServer.url}/api/analytics/metrics`)).text())

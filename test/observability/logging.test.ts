@@ -1,6 +1,9 @@
 import { fc, test } from "@fast-check/vitest"
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import { defineServe, formatQueryEvent, formatQueryEventJSON, ServeHttpError, type ServeQueryEvent } from "queryserve"
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
+import { turnEnd, writtenLogLines } from "../support/logLines.js"
 
 const START = new Date("2025-06-01T12:00:00.000Z")
 
@@ -38,14 +41,14 @@ describe("query logs with a fixed clock", () => {
     vi.useRealTimers()
     vi.restoreAllMocks()
   })
-  const logged = () => log.mock.calls.map((call) => call[0])
+  const logged = () => writtenLogLines(log)
 
   it("writes the text format for queryLogging: true", async () => {
     const api = defineServe({ queries, queryLogging: true })
     await get(api, "revenue")
     await get(api, "broken")
     await get(api, "denied")
-    expect(logged()).toEqual([
+    expect(await logged()).toEqual([
       "✓ GET /api/analytics/revenue → 200 (12ms)",
       "✗ GET /api/analytics/broken → 500 (3ms) - warehouse offline",
       "✗ GET /api/analytics/denied → 403 (0ms) - not yours"
@@ -56,7 +59,7 @@ describe("query logs with a fixed clock", () => {
     const api = defineServe({ queries, queryLogging: "json" })
     await get(api, "revenue")
     await get(api, "broken")
-    expect(logged()).toEqual([
+    expect(await logged()).toEqual([
       '{"level":"info","msg":"GET /api/analytics/revenue","requestId":"req-revenue","endpoint":"revenue","status":200,"durationMs":12,"timestamp":"2025-06-01T12:00:00.012Z"}',
       '{"level":"error","msg":"GET /api/analytics/broken","requestId":"req-broken","endpoint":"broken","status":500,"durationMs":3,"timestamp":"2025-06-01T12:00:00.015Z","error":"warehouse offline"}'
     ])
@@ -71,6 +74,7 @@ describe("query logs with a fixed clock", () => {
       ["completed", 200, 12]
     ])
     expect(events[1]).toMatchObject({ requestId: "req-revenue", endpointKey: "revenue", method: "GET", result: { total: 1 } })
+    await turnEnd()
     expect(log).not.toHaveBeenCalled()
   })
 
@@ -79,11 +83,12 @@ describe("query logs with a fixed clock", () => {
     await get(quiet, "slow")
     await get(quiet, "revenue")
     expect(warn.mock.calls.map((call) => call[0])).toEqual(["[slow-query] GET /api/analytics/slow (slow) took 1234ms (threshold: 1000ms)"])
+    await turnEnd()
     expect(log).not.toHaveBeenCalled()
     const both = defineServe({ queries, queryLogging: true, slowQueryThreshold: 1_000 })
     await get(both, "slow")
     expect(warn).toHaveBeenCalledTimes(2)
-    expect(logged()).toEqual(["✓ GET /api/analytics/slow → 200 (1234ms)"])
+    expect(await logged()).toEqual(["✓ GET /api/analytics/slow → 200 (1234ms)"])
   })
 
   // Alone, the built-in lines are written from the pipeline's facts without events; a listener of
@@ -99,7 +104,7 @@ describe("query logs with a fixed clock", () => {
       expect(api.queryLogger.meter === undefined).toBe(withListener)
       for (const key of ["revenue", "broken", "denied", "slow"]) await get(api, key)
       await api.dispose()
-      return { lines: logged(), warnings: warn.mock.calls.map((call) => call[0]), seen }
+      return { lines: await logged(), warnings: warn.mock.calls.map((call) => call[0]), seen }
     }
     const direct = await run(false)
     const fromEvents = await run(true)
@@ -107,6 +112,35 @@ describe("query logs with a fixed clock", () => {
     expect(direct.lines).toHaveLength(4)
     expect(direct.warnings).toEqual(["[slow-query] GET /api/analytics/slow (slow) took 1234ms (threshold: 1000ms)"])
     expect(direct).toEqual({ ...fromEvents, seen: [] })
+  })
+
+  it("writes the lines of one event-loop turn in one console.log, in the order the requests ended", async () => {
+    const api = defineServe({ queries, queryLogging: true })
+    await Promise.all([get(api, "revenue"), get(api, "denied"), get(api, "slow")])
+    expect(log).not.toHaveBeenCalled()
+    await turnEnd()
+    expect(log.mock.calls).toEqual([[
+      "✓ GET /api/analytics/revenue → 200 (12ms)\n✗ GET /api/analytics/denied → 403 (0ms) - not yours\n✓ GET /api/analytics/slow → 200 (1234ms)"
+    ]])
+  })
+
+  it("does not hold back more than 256 lines when calls never let the event loop turn", async () => {
+    const api = defineServe({ queries, queryLogging: "json" })
+    for (let i = 0; i < 300; i++) await get(api, "revenue")
+    expect(log.mock.calls.map((call) => String(call[0]).split("\n").length)).toEqual([256])
+    expect(await logged()).toHaveLength(300)
+  })
+
+  it("reports a console.log that throws, and the process goes on", async () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {})
+    log.mockImplementation(() => {
+      throw new Error("stdout is gone")
+    })
+    const api = defineServe({ queries, queryLogging: true })
+    await get(api, "revenue")
+    await turnEnd()
+    expect(log).toHaveBeenCalledTimes(1)
+    expect(error).toHaveBeenCalledWith("[queryserve] writing query log lines failed", new Error("stdout is gone"))
   })
 
   it("registers no listener when neither option is set", () => {
@@ -183,5 +217,22 @@ describe("formatQueryEvent / formatQueryEventJSON", () => {
       transport: e.transport === "mcp" ? "mcp" : undefined,
       error: e.failed ? e.message : undefined
     }))
+  })
+})
+
+describe("lines held back when the process ends", () => {
+  const ROOT = fileURLToPath(new URL("../..", import.meta.url))
+  const probe = fileURLToPath(new URL("./support/exitProbe.ts", import.meta.url))
+
+  it.each(["exit", "throw"])("are written on process.exit and on an uncaught error (%s)", async (ending) => {
+    const result = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
+      execFile(process.execPath, ["--import", "tsx", probe, ending], { cwd: ROOT, timeout: 60_000 }, (error, stdout) => {
+        if (error !== null && typeof error.code !== "number") reject(error)
+        else resolve({ code: error === null ? 0 : Number(error.code), stdout })
+      })
+    })
+    expect(result.code).toBe(ending === "exit" ? 0 : 1)
+    const lines = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as { requestId: string; status: number })
+    expect(lines).toEqual([expect.objectContaining({ requestId: "last-words", status: 200 })])
   })
 })
