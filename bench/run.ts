@@ -19,7 +19,7 @@
 import { execFileSync } from "node:child_process";
 import { availableParallelism, cpus, release, type } from "node:os";
 import { fileURLToPath } from "node:url";
-import { envNumber } from "./lib/env.js";
+import { envNumber, logMode, type LogMode } from "./lib/env.js";
 import { freePort, killAllNow, machineBusySeconds, type RunMode, spawnBench, stopAll, stopChild, treeRssMiB } from "./lib/children.js";
 import { API_KEY, API_KEY_HEADER, GET_URL_PATH, POST_BODY, POST_PATH } from "./lib/fixture.js";
 import type { CacheResults } from "./lib/cacheReport.js";
@@ -48,6 +48,11 @@ const WARMUP = envNumber("BENCH_WARMUP", Math.min(2, DURATION));
 const CONNECTIONS = Math.round(envNumber("BENCH_CONNECTIONS", 50));
 const RSS_REQUESTS = Math.round(envNumber("BENCH_RSS_REQUESTS", 200_000));
 const ONLY_RAW = process.env["BENCH_ONLY"]?.trim() ?? "";
+const LOG_NOTES: Readonly<Record<LogMode, string>> = {
+  stdout: "queryLogging 'json', every line written by console.log to the server's stdout (sent to /dev/null)",
+  sink: "queryLogging 'json' with console.log replaced by a byte counter (QS_LOG_MODE=sink: lines built, never written)",
+  callback: "a queryLogging callback formatting every event with formatQueryEventJSON and dropping the line (QS_LOG_MODE=callback)",
+};
 const ONLY = new Set(ONLY_RAW.split(",").map((s) => s.trim()).filter((s) => s !== ""));
 const CORES = availableParallelism();
 
@@ -112,7 +117,7 @@ const GROUPS: readonly GroupDef[] = [
     path: GET_URL_PATH,
     peers: ["raw", "fastify", "hono", "hypequery", "effect", "queryserve-bare", "queryserve-full", "queryserve-full-log"],
     notes: [
-      "queryserve full = one apiKeyAuth strategy + one role guard + schema validation + one global middleware; + JSON log = queryLogging callback formatting every event with formatQueryEventJSON and dropping the line.",
+      `queryserve full = one apiKeyAuth strategy + one role guard + schema validation + one global middleware; + JSON log = ${LOG_NOTES[logMode()]}.`,
       "@effect/platform HttpApi encodes its answer through a Struct success schema; the others serialise the handler's object as is.",
     ],
   },

@@ -11,6 +11,7 @@ import { createInterface } from "node:readline";
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
+import { logMode } from "./env.js";
 
 const BENCH_DIR = fileURLToPath(new URL("../", import.meta.url));
 const ROOT_DIR = fileURLToPath(new URL("../../", import.meta.url));
@@ -114,7 +115,8 @@ const compiled = (relative: string, mode: RunMode): string => {
 /**
  * Spawns `node --import tsx bench/<relative>` (or `node` on the compiled file, see RunMode) with PORT
  * and extra env; resolves at the first protocol line (ready/result/skip/fail), on exit, or on timeout.
- * Non-protocol stdout lines and stderr are kept (last 20) for error reports.
+ * Non-protocol stdout lines and stderr are kept (last 20) for error reports. The log setup's stdout
+ * carries its query log (QS_LOG_MODE=stdout): it goes to /dev/null, and its protocol lines to stderr.
  */
 export const spawnBench = (
   relative: string,
@@ -124,11 +126,19 @@ export const spawnBench = (
 ): Promise<Started> =>
   new Promise((resolve) => {
     const args = mode === "tsx" ? ["--import", "tsx", `${BENCH_DIR}${relative}`] : [compiled(relative, mode)];
+    const logsToStdout = basename(relative) === "queryserve-full-log.ts" && logMode() === "stdout";
     const t0 = performance.now();
     const child = spawn(process.execPath, args, {
       cwd: ROOT_DIR,
-      env: { ...process.env, ...env, BENCH_PARENT: "1", NODE_ENV: "production", TSX_TSCONFIG_PATH: TSCONFIG },
-      stdio: ["pipe", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        ...env,
+        BENCH_PARENT: "1",
+        NODE_ENV: "production",
+        TSX_TSCONFIG_PATH: TSCONFIG,
+        ...(logsToStdout ? { BENCH_PROTOCOL: "stderr" } : {}),
+      },
+      stdio: ["pipe", logsToStdout ? "ignore" : "pipe", "pipe"],
       detached: true,
     });
     live.add(child);
@@ -147,19 +157,18 @@ export const spawnBench = (
     const timer = setTimeout(() => {
       settle({ kind: "fail", reason: `no ready line after ${timeoutMs} ms; output: ${tail.join(" | ")}` });
     }, timeoutMs);
-    if (child.stdout !== null) {
-      createInterface({ input: child.stdout }).on("line", (line) => {
-        const space = line.indexOf(" ");
-        const word = space === -1 ? line : line.slice(0, space);
-        const rest = space === -1 ? "" : line.slice(space + 1);
-        if (word === "ready") settle({ kind: "ready", port: Number(rest) });
-        else if (word === "result") settle({ kind: "result", json: rest });
-        else if (word === "skip") settle({ kind: "skip", reason: rest });
-        else if (word === "fail") settle({ kind: "fail", reason: rest });
-        else keep(line);
-      });
-    }
-    if (child.stderr !== null) createInterface({ input: child.stderr }).on("line", keep);
+    const onProtocolLine = (line: string): void => {
+      const space = line.indexOf(" ");
+      const word = space === -1 ? line : line.slice(0, space);
+      const rest = space === -1 ? "" : line.slice(space + 1);
+      if (word === "ready") settle({ kind: "ready", port: Number(rest) });
+      else if (word === "result") settle({ kind: "result", json: rest });
+      else if (word === "skip") settle({ kind: "skip", reason: rest });
+      else if (word === "fail") settle({ kind: "fail", reason: rest });
+      else keep(line);
+    };
+    if (child.stdout !== null) createInterface({ input: child.stdout }).on("line", onProtocolLine);
+    if (child.stderr !== null) createInterface({ input: child.stderr }).on("line", logsToStdout ? onProtocolLine : keep);
     child.once("error", (error) => settle({ kind: "fail", reason: `spawn failed: ${error.message}` }));
     child.once("exit", (code, signal) => {
       live.delete(child);

@@ -26,6 +26,7 @@ import {
   type ReportResult,
   type RevenueResult,
 } from "./fixture.js";
+import { logMode } from "./env.js";
 import { runServer, type RunningServer } from "./serverMain.js";
 import { NO_ROLE_API_KEY, type VerifyOptions } from "./verify.js";
 
@@ -54,7 +55,7 @@ const validateKey = (key: string): ServeAuthContext | null => {
   return null;
 };
 
-/** Dropped log lines still have to be produced: the sink counts their bytes. */
+/** Log lines are counted as they are written (or dropped), so that a setup that logged nothing is caught. */
 let loggedBytes = 0;
 
 /** One pass-through global middleware: `(ctx, next) => next()`, counting calls. */
@@ -64,18 +65,28 @@ const countingMiddleware: ServeMiddleware = (_ctx, next) => {
   return next();
 };
 
+/** The log setup's `queryLogging`, by QS_LOG_MODE (see logMode). */
 const queryLoggingOf = (setup: Setup): ServeConfig["queryLogging"] => {
   if (setup !== "full-log") return undefined;
-  if (process.env["QS_LOG_MODE"] !== "json") {
+  const mode = logMode();
+  if (mode === "callback") {
     return (event: ServeQueryEvent): void => {
       const line = formatQueryEventJSON(event);
       if (line !== null) loggedBytes += line.length;
     };
   }
-  // 'json' mode writes with console.log: send those lines to the sink instead of stdout.
-  console.log = (...args: unknown[]): void => {
-    loggedBytes += args.map(String).join(" ").length;
-  };
+  if (mode === "sink") {
+    console.log = (...args: unknown[]): void => {
+      loggedBytes += args.map(String).join(" ").length;
+    };
+  } else {
+    // The lines go out through console.log and process.stdout as in production; only counted on the way.
+    const write = process.stdout.write.bind(process.stdout) as (chunk: string | Uint8Array, ...rest: unknown[]) => boolean;
+    process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+      loggedBytes += chunk.length;
+      return write(chunk, ...rest);
+    }) as typeof process.stdout.write;
+  }
   return "json";
 };
 

@@ -2,7 +2,8 @@
  * Shared entry of every bench/servers/*.ts file.
  *
  * Reads PORT (default 3000) and HOST (default 127.0.0.1), starts the server,
- * checks its answers (verifyServer), then prints one protocol line on stdout:
+ * checks its answers (verifyServer), then prints one protocol line on stdout (on stderr with
+ * BENCH_PROTOCOL=stderr, when stdout carries the server's query log):
  *   ready <port>      listening and verified
  *   fail <reason>     it started but answers wrongly, or crashed; exit 1
  * It stops on SIGTERM/SIGINT, and when started by bench/run.ts (BENCH_PARENT=1)
@@ -23,6 +24,8 @@ export interface ServerSpec {
   afterVerify?(): string | undefined;
 }
 
+const protocolOut = process.env["BENCH_PROTOCOL"] === "stderr" ? process.stderr : process.stdout;
+
 const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim();
 
 const describe = (error: unknown): string =>
@@ -32,7 +35,7 @@ export const runServer = async (spec: ServerSpec): Promise<void> => {
   const port = Number(process.env["PORT"] ?? "3000");
   const host = process.env["HOST"] ?? "127.0.0.1";
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stdout.write(`fail invalid PORT ${String(process.env["PORT"])}\n`);
+    protocolOut.write(`fail invalid PORT ${String(process.env["PORT"])}\n`);
     process.exit(1);
   }
 
@@ -58,7 +61,7 @@ export const runServer = async (spec: ServerSpec): Promise<void> => {
   try {
     running = await spec.start(port, host);
   } catch (error) {
-    process.stdout.write(`fail ${spec.name} did not start: ${oneLine(describe(error))}\n`);
+    protocolOut.write(`fail ${spec.name} did not start: ${oneLine(describe(error))}\n`);
     shutdown(1);
     return;
   }
@@ -69,9 +72,9 @@ export const runServer = async (spec: ServerSpec): Promise<void> => {
     const problem = spec.afterVerify?.();
     if (problem !== undefined) throw new Error(problem);
   } catch (error) {
-    process.stdout.write(`fail ${spec.name} answers wrongly: ${oneLine(describe(error))}\n`);
+    protocolOut.write(`fail ${spec.name} answers wrongly: ${oneLine(describe(error))}\n`);
     shutdown(1);
     return;
   }
-  process.stdout.write(`ready ${port}\n`);
+  protocolOut.write(`ready ${port}\n`);
 };

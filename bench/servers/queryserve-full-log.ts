@@ -1,5 +1,6 @@
 /**
- * queryserve, setup "full-log": the full pipeline plus queryLogging: a callback formatting each event with formatQueryEventJSON and dropping the line (QS_LOG_MODE=json: queryLogging 'json' with console.log sent to the sink).
+ * queryserve, setup "full-log": the full pipeline plus `queryLogging: 'json'`, its lines written to stdout
+ * (the bench sends this server's stdout to /dev/null); QS_LOG_MODE=sink or callback: see bench/lib/env.ts.
  * WORKERS=n passes { workers: n } to builder.start().
  */
 import { runQueryserveServer } from "../lib/queryserve.js";

@@ -15,6 +15,8 @@ import { API_KEY, API_KEY_HEADER, GET_PATH, POST_BODY, POST_PATH } from "../lib/
 import type { ServeRequest } from "queryserve";
 import { defineSetup, type Setup } from "../lib/queryserve.js";
 
+// The figures go to stdout: the log setup does not write its lines there, unless QS_LOG_MODE says so.
+process.env["QS_LOG_MODE"] ??= "sink";
 const setupArg = process.argv[2] ?? "full";
 if (setupArg !== "bare" && setupArg !== "full" && setupArg !== "full-log" && setupArg !== "full-metrics") throw new Error(`unknown setup ${setupArg}`);
 const setup: Setup = setupArg;
@@ -47,5 +49,5 @@ await run(Math.min(calls, 50_000));
 const before = process.cpuUsage();
 await run(calls);
 const used = process.cpuUsage(before);
-// stdout directly: with QS_LOG_MODE=json the full-log setup sends console.log to its sink.
+// stdout directly: in QS_LOG_MODE=sink the full-log setup sends console.log to its sink.
 process.stdout.write(`${setup}${post ? " POST" : ""}: ${((used.user + used.system) / calls).toFixed(2)} CPU µs per handle()\n`);

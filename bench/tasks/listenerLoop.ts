@@ -18,6 +18,8 @@ import { cpuPerRequest, MemoryConnection } from "../lib/memoryConnection.js";
 import { rawListener } from "../lib/rawListener.js";
 import { median } from "../lib/report.js";
 
+// The figures go to stdout: the log setup does not write its lines there, unless QS_LOG_MODE says so.
+process.env["QS_LOG_MODE"] ??= "sink";
 const SETUP_NAMES: ReadonlyArray<string> = ["raw", "bare", "full", "full-log", "full-metrics", "full-mcp"];
 
 const mode = process.argv[2] ?? "get";
@@ -61,7 +63,7 @@ for (const { name, us } of peers) {
   const versus = base === undefined || name === "raw"
     ? ""
     : `  queryserve's own: +${(median(us) - median(base.us)).toFixed(1)} µs (median), +${(Math.min(...us) - Math.min(...base.us)).toFixed(1)} µs (best)`;
-  // stdout directly: with QS_LOG_MODE=json the full-log setup sends console.log to its sink.
+  // stdout directly: in QS_LOG_MODE=sink the full-log setup sends console.log to its sink.
   process.stdout.write(`${mode.toUpperCase().padEnd(4)} ${name.padEnd(9)} ${median(us).toFixed(1).padStart(5)} µs/req median, ${Math.min(...us).toFixed(1).padStart(5)} best${versus}\n`);
 }
 for (const { connection } of peers) connection.destroy();
