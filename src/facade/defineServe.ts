@@ -12,7 +12,7 @@ import type {
 } from "../domain/config.js"
 import type { ResultCacheControl } from "../cache/resultCache.js"
 import { joinPath, normalizeConfig, type RouteDefinition, type ServeDefinition } from "../domain/definition.js"
-import type { HttpMethod, ServeHandler, ServeRequest } from "../domain/http.js"
+import type { HttpMethod, ServeHandler, ServeRequest, ServeResponse } from "../domain/http.js"
 import type { MaybePromise } from "../domain/maybePromise.js"
 import { type ContractPaths, contractPaths, contractRoutes } from "../docs/routes.js"
 import { makeServeLayer } from "../layers/serveLayer.js"
@@ -22,7 +22,7 @@ import { checkAuthFailureLimit } from "../pipeline/authFailures.js"
 import { compileCors } from "../pipeline/cors.js"
 import { checkTenantConfigs } from "../pipeline/plan.js"
 import { StageTracing } from "../pipeline/tracing.js"
-import { Pipeline, type PipelineService } from "../services/Pipeline.js"
+import { Pipeline, type PipelineService, refusedExecution, refusedRequest } from "../services/Pipeline.js"
 import { makeQueryLogger, QueryLogger, type ServeQueryLogger } from "../services/QueryLogger.js"
 import { attachConfiguredLogging } from "./logging.js"
 import type { QueryInput, QueryOutput, TakesNothing } from "./types.js"
@@ -71,7 +71,11 @@ export interface ServeBuilder<TQueries extends ServeQueriesMap = ServeQueriesMap
   readonly cache: ResultCacheControl<keyof TQueries & string>
   /** The Effect runtime handlers run on; for Effect users. */
   readonly runtime: ManagedRuntime.ManagedRuntime<Pipeline | QueryLogger, unknown>
-  /** Releases the runtime's resources (services of `config.layer`). */
+  /**
+   * Refuses every later request (503 SERVICE_UNAVAILABLE; `execute` rejects with its ServeHttpError),
+   * interrupts the Effect handlers still running and waits for their finalizers, then releases the
+   * runtime's resources (services of `config.layer`). Calling it again returns the same promise.
+   */
   dispose(): Promise<void>
 }
 
@@ -119,8 +123,15 @@ export const defineServe = <
   const describe = (): ReadonlyArray<ServeEndpoint> => describeRoutes(built("describe()").routes())
   const staticRoutes = () => [...contractRoutes(definition, describe), ...mcpRoutes(definition, () => built("mcp"))]
   const runtime = ManagedRuntime.make(makeServeLayer(definition, staticRoutes, logger, extraLayers))
+  /** Set once dispose() is called: requests are refused from then on, also when the pipeline was never built. */
+  let disposing: Promise<void> | undefined
   let pipeline = acquirePipeline(runtime)
-  if (pipeline instanceof Promise) void pipeline.then((ready) => (pipeline = ready))
+  /** A build interrupted by dispose() is no failure: whoever waited for it is refused (`refused`). */
+  const unlessDisposed = <A>(refused: () => A) => (error: unknown): A => {
+    if (disposing === undefined) throw error
+    return refused()
+  }
+  if (pipeline instanceof Promise) void pipeline.then((ready) => (pipeline = ready), unlessDisposed(() => undefined))
   const withPipeline = <A>(f: (p: PipelineService) => MaybePromise<A>): MaybePromise<A> =>
     pipeline instanceof Promise ? pipeline.then(f) : f(pipeline)
 
@@ -133,7 +144,18 @@ export const defineServe = <
   const changed = () => void withPipeline((p) => p.refresh())
 
   const execute = <K extends keyof TQueries & string>(key: K, ...[options]: ExecuteArgs<QueryInput<TQueries[K]>>) =>
-    Promise.resolve(withPipeline((p) => p.execute(key, options))) as Promise<QueryOutput<TQueries[K]>>
+    (disposing !== undefined
+      ? Promise.reject(refusedExecution())
+      : pipeline instanceof Promise
+      ? pipeline.then((p) => p.execute(key, options), unlessDisposed(() => Promise.reject(refusedExecution())))
+      : pipeline.execute(key, options)) as Promise<QueryOutput<TQueries[K]>>
+
+  const handle = (request: ServeRequest): MaybePromise<ServeResponse> =>
+    disposing !== undefined
+      ? refusedRequest(request, cors)
+      : pipeline instanceof Promise
+      ? pipeline.then((p) => p.handle(request), unlessDisposed(() => refusedRequest(request, cors)))
+      : pipeline.handle(request)
 
   const builder: ServeBuilder<TQueries> = {
     queries: config.queries,
@@ -172,7 +194,7 @@ export const defineServe = <
     describe,
     queryLogger: logger,
     // Adapters give the answers they make themselves (413, 408, 503 while draining) the same CORS headers.
-    handler: Object.assign((request: ServeRequest) => withPipeline((p) => p.handle(request)), { corsHeaders: cors?.headersFor }),
+    handler: Object.assign(handle, { corsHeaders: cors?.headersFor }),
     start: (options) =>
       startServerFor(builder.handler, options).then((server) => {
         // The document names where it is served; a wildcard address is no URL a client can use.
@@ -188,7 +210,8 @@ export const defineServe = <
       stats: () => Promise.resolve(withPipeline((p) => p.cache.stats()))
     },
     runtime,
-    dispose: () => runtime.dispose()
+    // Memoized: a second call while the first still waits for finalizers must not resolve before them.
+    dispose: () => (disposing ??= runtime.dispose())
   }
   return builder
 }

@@ -1,9 +1,10 @@
 import * as Cause from "effect/Cause"
 import type * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberSet from "effect/FiberSet"
 import * as Runtime from "effect/Runtime"
 import type { ServeContext } from "../domain/config.js"
-import { toServeError } from "../domain/errors.js"
+import { ServiceUnavailable, toServeError } from "../domain/errors.js"
 import type { MaybePromise } from "../domain/maybePromise.js"
 
 export type Invoker = (input: unknown, ctx: ServeContext) => unknown
@@ -29,15 +30,44 @@ export const toInvoker = (executable: unknown): Invoker => {
     : (input, ctx) => fn.call(self, { input, ctx })
 }
 
-/** Runs an Effect returned by a handler on the serve runtime; the request signal interrupts it. */
-export const makeEffectRunner = (runtime: Runtime.Runtime<never>) => {
-  const runExit = Runtime.runPromiseExit(runtime)
+/** The answer to what a pipeline refuses, or interrupts, once its layer is being released (`api.dispose()`). */
+export const shuttingDown = new ServiceUnavailable({ message: "The server is shutting down" })
+
+/**
+ * The fibers a pipeline runs Effects in (handlers', and the stages' when traced), in a set its layer's
+ * scope owns: releasing the layer interrupts them and waits for their finalizers before the services
+ * they use are released.
+ */
+export interface EffectFibers {
+  readonly set: FiberSet.FiberSet<unknown, unknown>
+  /** Set first when the layer is released: from then on requests are refused and interrupted ones answered with `shuttingDown`. */
+  closing: boolean
+}
+
+/** Runs an Effect on `runtime` as one of `fibers`; the request signal interrupts it. */
+export const makeEffectRunner = (runtime: Runtime.Runtime<never>, fibers: EffectFibers) => {
+  const fork = Runtime.runFork(runtime)
   return (effect: Effect.Effect<unknown, unknown, never>, signal: AbortSignal): Promise<unknown> =>
-    runExit(effect, { signal }).then((exit) => {
-      if (Exit.isSuccess(exit)) return exit.value
-      const failure = Cause.failureOption(exit.cause)
-      // Expected failures keep their tag (ServeHttpError, QueryFailure...); defects and interruptions are internal.
-      throw failure._tag === "Some" ? toServeError(failure.value) : toServeError(Cause.squash(exit.cause))
+    new Promise((resolve, reject) => {
+      // Forked now, a fiber would run on services already released (the set would interrupt it only after it started).
+      if (fibers.closing) return reject(shuttingDown)
+      const fiber = fork(effect)
+      FiberSet.unsafeAdd(fibers.set, fiber)
+      if (signal.aborted) fiber.unsafeInterruptAsFork(fiber.id())
+      else {
+        const onAbort = () => fiber.unsafeInterruptAsFork(fiber.id())
+        signal.addEventListener("abort", onAbort, { once: true })
+        fiber.addObserver(() => signal.removeEventListener("abort", onAbort))
+      }
+      fiber.addObserver((exit) => {
+        if (Exit.isSuccess(exit)) return resolve(exit.value)
+        const failure = Cause.failureOption(exit.cause)
+        // Expected failures keep their tag (ServeHttpError, QueryFailure...); an interruption by the
+        // release is the shutdown's 503; other defects and interruptions are internal.
+        if (failure._tag === "Some") reject(toServeError(failure.value))
+        else if (fibers.closing && Cause.isInterruptedOnly(exit.cause)) reject(shuttingDown)
+        else reject(toServeError(Cause.squash(exit.cause)))
+      })
     })
 }
 

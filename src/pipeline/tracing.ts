@@ -4,7 +4,7 @@ import type { EndpointCache } from "../cache/resultCache.js"
 import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import type { RequestContext } from "./context.js"
-import { makeEffectRunner } from "./invoke.js"
+import { type EffectFibers, makeEffectRunner } from "./invoke.js"
 import { composeMiddlewares } from "./middleware.js"
 import type { EndpointPlan } from "./plan.js"
 import type { PresetInputs, StageSteps } from "./stages.js"
@@ -47,13 +47,16 @@ const invokeHandler = (plan: EndpointPlan, ctx: RequestContext): Effect.Effect<u
  * `.guards`, `.tenant`, `.validate`, `.context`, `.middleware` when there are middlewares, `.cache`
  * on cached endpoints, `.handler`, `.output`) under one `queryserve.request` span, with the request
  * id and query key as attributes. Only used when tracing is on: it costs an Effect run per request.
+ * What runs outside the fiber (the handler below a middleware or the cache) joins `fibers` too, so
+ * that releasing the pipeline interrupts it.
  */
 export const tracedStages = (
   steps: StageSteps,
   plan: EndpointPlan,
   ctx: RequestContext,
   preset: PresetInputs | undefined,
-  cache: EndpointCache | undefined
+  cache: EndpointCache | undefined,
+  fibers: EffectFibers
 ): Effect.Effect<unknown, unknown> => {
   const attributes = { requestId: ctx.requestId, queryKey: plan.info.key }
   const span = <A>(name: string, effect: Effect.Effect<A, unknown>) => Effect.withSpan(effect, `queryserve.${name}`, { attributes })
@@ -63,7 +66,7 @@ export const tracedStages = (
   const answer = cache === undefined ? handler : span(
     "cache",
     Effect.flatMap(Effect.runtime<never>(), (runtime) => {
-      const runEffect = makeEffectRunner(runtime)
+      const runEffect = makeEffectRunner(runtime, fibers)
       return fromStep(() => cache.lookup(ctx, () => runEffect(Effect.flatMap(handler, encode), ctx.signal), false))
     })
   )
@@ -71,7 +74,7 @@ export const tracedStages = (
   const chain = plan.middlewares.length === 0 ? answer : span(
     "middleware",
     Effect.flatMap(Effect.runtime<never>(), (runtime) => {
-      const runEffect = makeEffectRunner(runtime)
+      const runEffect = makeEffectRunner(runtime, fibers)
       return fromStep(() => composeMiddlewares(plan.middlewares, () => runEffect(answer, ctx.signal))(ctx.asServeContext()))
     })
   )

@@ -1,8 +1,10 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Runtime from "effect/Runtime"
+import * as Runtime from "effect/Runtime"
+import * as Scope from "effect/Scope"
 import { type EndpointCache, inProcessValue, ResultCache, type ResultCacheControl, resultCacheControl, resultCacheStore } from "../cache/resultCache.js"
 import type { AuthStrategy, EndpointInfo, ServeAuthContext, ServeContext } from "../domain/config.js"
 import type { ServeDefinition } from "../domain/definition.js"
@@ -19,7 +21,7 @@ import { runGuards } from "../pipeline/guards.js"
 import { compileCors, type CorsPlan } from "../pipeline/cors.js"
 import { settleBeforeDeadline } from "../pipeline/deadline.js"
 import { FORMAT_SUFFIXES, negotiateFormat, type Representation } from "../pipeline/formats.js"
-import { type EffectRunner, makeEffectRunner, settle } from "../pipeline/invoke.js"
+import { type EffectFibers, type EffectRunner, makeEffectRunner, settle, shuttingDown } from "../pipeline/invoke.js"
 import { type ExecutionRecord, Lifecycle } from "../pipeline/lifecycle.js"
 import { composeMiddlewares } from "../pipeline/middleware.js"
 import { type ShapedOutput, shapeOutput } from "../pipeline/output.js"
@@ -84,6 +86,8 @@ interface Stages {
   readonly authenticator: AuthenticatorService
   readonly tenants: TenantIsolationService
   readonly lifecycle: Lifecycle
+  /** Where the Effects run; once `closing`, every request is refused. */
+  readonly fibers: EffectFibers
   readonly runEffect: EffectRunner
   /** Run each request through the traced stages (an Effect span per stage). */
   readonly tracing: boolean
@@ -108,7 +112,7 @@ export const makePipeline = (
   stages: Stages,
   staticRoutes: () => ReadonlyArray<StaticRoute>
 ): PipelineService => {
-  const { lifecycle, runEffect, tracing, resultCache } = stages
+  const { lifecycle, fibers, runEffect, tracing, resultCache } = stages
   const steps = makeStageSteps(definition, stages.authenticator, stages.tenants)
   const cors: CorsPlan | undefined = compileCors(definition.cors)
   let router = new Router<RouteTarget>()
@@ -212,7 +216,7 @@ export const makePipeline = (
     let result: MaybePromise<unknown>
     try {
       result = tracing
-        ? runEffect(tracedStages(steps, compiled.plan, ctx, preset, compiled.cache), ctx.signal)
+        ? runEffect(tracedStages(steps, compiled.plan, ctx, preset, compiled.cache, fibers), ctx.signal)
         : compiled.stages.run(ctx, preset)
     } catch (thrown) {
       return fail(ctx, record, thrown)
@@ -227,6 +231,7 @@ export const makePipeline = (
   }
 
   const handle = (request: ServeRequest): MaybePromise<ServeResponse> => {
+    if (fibers.closing) return refusedRequest(request, cors)
     const requestId = resolveRequestId(request)
     const corsHeaders = cors?.headersFor(getHeader(request, "origin"))
     const method = request.method
@@ -260,6 +265,7 @@ export const makePipeline = (
   return {
     handle,
     execute: (key, options = {}) => {
+      if (fibers.closing) return Promise.reject(refusedExecution())
       const compiled = byKey.get(key)
       if (compiled === undefined) return Promise.reject(new Error(`Unknown query "${key}"`))
       const request: ServeRequest = {
@@ -294,6 +300,7 @@ export const makePipeline = (
       }
     },
     call: (key, options) => {
+      if (fibers.closing) return { ok: false, error: shuttingDown }
       const compiled = byKey.get(key)
       if (compiled === undefined) return { ok: false, error: new NotFound({ message: `No endpoint named "${key}"` }) }
       return andThen(execute(compiled, options.request, options.requestId, options, undefined, options.transport, options.encode), (settled) =>
@@ -310,24 +317,39 @@ const toThrowable = (error: ServeError): Error => {
   return new ServeHttpError(status, envelope.error.type, envelope.error.message, { details: envelope.error.details, headers })
 }
 
+/** The answer to a request once the pipeline is being released (`api.dispose()`): 503 SERVICE_UNAVAILABLE. */
+export const refusedRequest = (request: ServeRequest, cors: CorsPlan | undefined): ServeResponse =>
+  errorResponse(shuttingDown, resolveRequestId(request), cors?.headersFor(getHeader(request, "origin")), undefined)
+
+/** What `execute` rejects with once the pipeline is being released: the 503's ServeHttpError. */
+export const refusedExecution = (): Error => toThrowable(shuttingDown)
+
 export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, PipelineService>() {
   /**
    * The request pipeline over a definition. Handlers that return an Effect run on the runtime this
    * layer is built in, so the services provided to it (config.layer) reach them. With `metrics` on,
-   * the Metrics service (required then) observes the logger's events and gets its route.
+   * the Metrics service (required then) observes the logger's events and gets its route. Releasing
+   * the layer refuses requests from then on (503), interrupts the Effects still running and waits for
+   * their finalizers: its services are released after this layer.
    */
   static layer(
     definition: ServeDefinition,
     staticRoutes: () => ReadonlyArray<StaticRoute> = () => []
   ): Layer.Layer<Pipeline, never, Authenticator | TenantIsolation | QueryLogger> {
-    return Layer.effect(
+    return Layer.scoped(
       Pipeline,
       Effect.gen(function*() {
         // Every route that authenticates (endpoints, MCP, metrics) counts failures and refuses used-up addresses.
         const authenticator = limitAuthFailures(yield* Authenticator, definition.authFailureLimit)
         const tenants = yield* TenantIsolation
         const logger: ServeQueryLogger = yield* QueryLogger
-        const runtime = yield* Effect.runtime<never>()
+        // Finalizers run in reverse: the flag (no request starts), then the running Effects are interrupted
+        // and awaited, then what they added to the Scope they see is released; the services come after.
+        const handlerScope = yield* Scope.make()
+        yield* Effect.addFinalizer((exit) => Scope.close(handlerScope, exit))
+        const fibers: EffectFibers = { set: yield* FiberSet.make(), closing: false }
+        yield* Effect.addFinalizer(() => Effect.sync(() => (fibers.closing = true)))
+        const runtime = Runtime.updateContext(yield* Effect.runtime<never>(), Context.add(Scope.Scope, handlerScope))
         const plan = definition.metrics
         let routes = staticRoutes
         if (plan !== undefined) {
@@ -344,7 +366,8 @@ export class Pipeline extends Context.Tag("queryserve/Pipeline")<Pipeline, Pipel
             authenticator,
             tenants,
             lifecycle: new Lifecycle(logger, definition.hooks),
-            runEffect: makeEffectRunner(runtime as Runtime.Runtime<never>),
+            fibers,
+            runEffect: makeEffectRunner(runtime, fibers),
             tracing: yield* tracingEnabled,
             resultCache: store === undefined ? undefined : new ResultCache(store)
           },
