@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { finished } from "node:stream"
 import { ClientClosed } from "../domain/clientClosed.js"
-import { InternalError, PayloadTooLarge, type ServeError, ServiceUnavailable, ValidationError } from "../domain/errors.js"
+import { InternalError, PayloadTooLarge, type ServeError, shuttingDown, ValidationError } from "../domain/errors.js"
 import { forwardedAddress, type ServeHandler, type ServeResponse, trustedHopCount } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
@@ -83,8 +83,6 @@ const readBody = (
  */
 const bufferedBody = (req: IncomingMessage): Buffer | null | undefined =>
   req.complete && req.readableFlowing === null ? req.read() as Buffer | null : undefined
-
-const shuttingDown = new ServiceUnavailable({ message: "The server is shutting down" })
 
 const missingHost = new ValidationError({
   message: "An HTTP/1.1 request needs a Host header",

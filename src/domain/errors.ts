@@ -71,6 +71,9 @@ export class ServiceUnavailable extends Data.TaggedError("ServiceUnavailable")<
   { readonly message: string } & WithHeaders
 > {}
 
+/** The answer to a request while the server drains or the API is disposed. */
+export const shuttingDown = new ServiceUnavailable({ message: "The server is shutting down" })
+
 /** Anything unexpected. `cause` stays in the process: it goes to onError, never onto the wire. */
 export class InternalError extends Data.TaggedError("InternalError")<{ readonly cause: unknown } & WithHeaders> {}
 

@@ -4,7 +4,7 @@ import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
 import * as Runtime from "effect/Runtime"
 import type { ServeContext } from "../domain/config.js"
-import { ServiceUnavailable, toServeError } from "../domain/errors.js"
+import { shuttingDown, toServeError } from "../domain/errors.js"
 import type { MaybePromise } from "../domain/maybePromise.js"
 
 export type Invoker = (input: unknown, ctx: ServeContext) => unknown
@@ -29,9 +29,6 @@ export const toInvoker = (executable: unknown): Invoker => {
     ? (input, ctx) => fn.call(self, input, ctx)
     : (input, ctx) => fn.call(self, { input, ctx })
 }
-
-/** The answer to what a pipeline refuses, or interrupts, once its layer is being released (`api.dispose()`). */
-export const shuttingDown = new ServiceUnavailable({ message: "The server is shutting down" })
 
 /**
  * The fibers a pipeline runs Effects in (handlers', and the stages' when traced), in a set its layer's
