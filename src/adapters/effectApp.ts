@@ -1,13 +1,17 @@
 import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as FiberId from "effect/FiberId"
+import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { ClientClosed } from "../domain/clientClosed.js"
 import { InternalError, PayloadTooLarge } from "../domain/errors.js"
 import { type CorsHeaders, HEAD_OF, type HeaderMap, type HeadResponse, type HttpMethod, type ServeHandler, type ServeResponse } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
@@ -137,6 +141,16 @@ const toHttpServerResponse = (response: ServeResponse): HttpServerResponse.HttpS
     : HttpServerResponse.text(response.body, { status: response.status, headers, contentType })
 }
 
+/**
+ * Why the request was interrupted: the platform's servers interrupt a request whose client left with
+ * their own fiber id (reported as 499, like the other adapters' client closes); anything else (a
+ * timeout of yours) is a plain AbortError, and the pipeline answers it as it would any failure.
+ */
+const interruptionReason = (interruptors: HashSet.HashSet<FiberId.FiberId>): DOMException =>
+  HashSet.has(interruptors, HttpServerError.clientAbortFiberId)
+    ? new ClientClosed()
+    : new DOMException("The request was interrupted", "AbortError")
+
 /** The handler's answer as an Effect; interrupting it (client gone, a timeout of yours) aborts `ctx.signal`. */
 const answer = (handler: ServeHandler, request: TransportRequest): Effect.Effect<ServeResponse> =>
   Effect.suspend(() => {
@@ -147,8 +161,7 @@ const answer = (handler: ServeHandler, request: TransportRequest): Effect.Effect
         (response) => resume(Effect.succeed(response)),
         (error: unknown) => resume(Effect.succeed(adapterErrorResponse(new InternalError({ cause: error }), request.headers, handler.corsHeaders)))
       )
-      return Effect.sync(() => request.abort(new DOMException("The request was interrupted", "AbortError")))
-    })
+    }).pipe(Effect.onInterrupt((interruptors) => Effect.sync(() => request.abort(interruptionReason(interruptors)))))
   })
 
 /** What `toHttpApp` serves once @effect/platform is loaded. */

@@ -3,7 +3,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { defineServe, toHttpApp } from "queryserve"
+import { defineServe, type ServeQueryEvent, toHttpApp } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { openConnection, statusLines } from "../support/rawHttp.js"
 import { parentName, recordingTracer } from "../support/recordingTracer.js"
@@ -121,6 +121,40 @@ describe("toHttpApp and interruption", () => {
       await expect.poll(() => seen.aborted).toBe(true)
     } finally {
       await runtime.dispose()
+    }
+  })
+
+  it("reports a client that went away as 499, without onError, as the other adapters do", async () => {
+    const events: Array<ServeQueryEvent> = []
+    const errors: Array<unknown> = []
+    let reason: unknown
+    const watched = defineServe({
+      queries: {
+        waits: ({ ctx }: { ctx: { signal: AbortSignal } }) =>
+          new Promise((_resolve, reject) => ctx.signal.addEventListener("abort", () => reject((reason = ctx.signal.reason))))
+      },
+      queryLogging: (event) => void events.push(event),
+      hooks: { onError: ({ error }) => void errors.push(error) }
+    })
+    const runtime = ManagedRuntime.make(
+      HttpServer.serve(HttpRouter.empty.pipe(HttpRouter.mountApp("/api/analytics", toHttpApp(watched), { includePrefix: true }))).pipe(
+        Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+      )
+    )
+    try {
+      const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+      const controller = new AbortController()
+      const request = fetch(`http://127.0.0.1:${(address as unknown as AddressInfo).port}/api/analytics/waits`, { signal: controller.signal })
+      await expect.poll(() => events.length).toBe(1)
+      controller.abort()
+      await expect(request).rejects.toThrow()
+      await expect.poll(() => events.length).toBe(2)
+      expect(events[1]).toMatchObject({ status: "error", responseStatus: 499 })
+      expect(reason).toMatchObject({ name: "AbortError", message: "The client closed the connection" })
+      expect(errors).toEqual([])
+    } finally {
+      await runtime.dispose()
+      await watched.dispose()
     }
   })
 
