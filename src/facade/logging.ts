@@ -5,8 +5,8 @@ import { metered, type RequestMeter, resultBlind, type ServeQueryLogger } from "
 
 const ignoreStart = (): void => {}
 
-// Captured at import: fake timers a test installs later must not hold the lines back. Absent on
-// workerd and Deno, where each line is written at once.
+// Captured at import: fake timers a test installs later must not hold the lines back. On a runtime
+// without it each line is written at once.
 const scheduleTurnEnd: ((callback: () => void) => unknown) | undefined = globalThis.setImmediate
 const nodeProcess: { once?: (event: "exit", listener: () => void) => unknown } | undefined = globalThis.process
 
