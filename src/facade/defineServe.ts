@@ -150,6 +150,8 @@ export const defineServe = <
       ? pipeline.then((p) => p.execute(key, options), unlessDisposed(() => Promise.reject(refusedExecution())))
       : pipeline.execute(key, options)) as Promise<QueryOutput<TQueries[K]>>
 
+  // The same three cases as `execute`, written out rather than shared through a helper taking
+  // callbacks: every request comes through here, and would allocate them.
   const handle = (request: ServeRequest): MaybePromise<ServeResponse> =>
     disposing !== undefined
       ? refusedRequest(request, cors)
