@@ -115,8 +115,9 @@ const compiled = (relative: string, mode: RunMode): string => {
 /**
  * Spawns `node --import tsx bench/<relative>` (or `node` on the compiled file, see RunMode) with PORT
  * and extra env; resolves at the first protocol line (ready/result/skip/fail), on exit, or on timeout.
- * Non-protocol stdout lines and stderr are kept (last 20) for error reports. The log setup's stdout
- * carries its query log (QS_LOG_MODE=stdout): it goes to /dev/null, and its protocol lines to stderr.
+ * Non-protocol stdout lines and stderr are kept (last 20) for error reports. The stdout of the log
+ * setup (QS_LOG_MODE=stdout) and of the raw-log reference carries their log lines: it goes to
+ * /dev/null, and their protocol lines to stderr.
  */
 export const spawnBench = (
   relative: string,
@@ -126,7 +127,8 @@ export const spawnBench = (
 ): Promise<Started> =>
   new Promise((resolve) => {
     const args = mode === "tsx" ? ["--import", "tsx", `${BENCH_DIR}${relative}`] : [compiled(relative, mode)];
-    const logsToStdout = basename(relative) === "queryserve-full-log.ts" && logMode() === "stdout";
+    const file = basename(relative);
+    const logsToStdout = file === "raw-log.ts" || (file === "queryserve-full-log.ts" && logMode() === "stdout");
     const t0 = performance.now();
     const child = spawn(process.execPath, args, {
       cwd: ROOT_DIR,
