@@ -46,6 +46,8 @@ void runServer({
   // Measured on the GET goal only, whose answer rawListener writes before it returns: the line then
   // has its status and duration. (A POST is answered after its body arrived, later than its line.)
   verify: { post: false, auth: false },
+  // A reference that wrote nothing would claim a floor no logging server can reach.
+  afterVerify: () => (requestCount === 0 ? "no log line was written" : undefined),
   start: async (port, host) => {
     const server = createServer((req, res) => {
       const startedAt = performance.now();
