@@ -75,6 +75,7 @@ export interface ServeBuilder<TQueries extends ServeQueriesMap = ServeQueriesMap
    * Refuses every later request (503 SERVICE_UNAVAILABLE; `execute` rejects with its ServeHttpError),
    * interrupts the Effect handlers still running and waits for their finalizers, then releases the
    * runtime's resources (services of `config.layer`). Calling it again returns the same promise.
+   * From then on `start()` and the cache controls reject with an Error that says so.
    */
   dispose(): Promise<void>
 }
@@ -142,6 +143,11 @@ export const defineServe = <
     throw new Error("route(): the endpoint is not one of this API's queries")
   }
   const changed = () => void withPipeline((p) => p.refresh())
+  /** What is no request but an operation on the API (`start()`, the cache controls) rejects with once it was disposed. */
+  const unlessDisposedNow = <A>(caller: string, operation: () => Promise<A>): Promise<A> =>
+    disposing === undefined
+      ? operation()
+      : Promise.reject(new Error(`${caller}: this API was disposed (api.dispose()); define it again to use it`))
 
   const execute = <K extends keyof TQueries & string>(key: K, ...[options]: ExecuteArgs<QueryInput<TQueries[K]>>) =>
     (disposing !== undefined
@@ -198,18 +204,19 @@ export const defineServe = <
     // Adapters give the answers they make themselves (413, 408, 503 while draining) the same CORS headers.
     handler: Object.assign(handle, { corsHeaders: cors?.headersFor }),
     start: (options) =>
-      startServerFor(builder.handler, options).then((server) => {
-        // The document names where it is served; a wildcard address is no URL a client can use.
-        if (!WILDCARD_HOSTS.has(server.hostname)) {
-          definition.listening.url = server.url
-          changed()
-        }
-        return server
-      }),
+      unlessDisposedNow("start()", () =>
+        startServerFor(builder.handler, options).then((server) => {
+          // The document names where it is served; a wildcard address is no URL a client can use.
+          if (!WILDCARD_HOSTS.has(server.hostname)) {
+            definition.listening.url = server.url
+            changed()
+          }
+          return server
+        })),
     cache: {
       enabled: definition.resultCache !== undefined,
-      invalidate: (filter) => Promise.resolve(withPipeline((p) => p.cache.invalidate(filter))),
-      stats: () => Promise.resolve(withPipeline((p) => p.cache.stats()))
+      invalidate: (filter) => unlessDisposedNow("cache.invalidate()", () => Promise.resolve(withPipeline((p) => p.cache.invalidate(filter)))),
+      stats: () => unlessDisposedNow("cache.stats()", () => Promise.resolve(withPipeline((p) => p.cache.stats())))
     },
     runtime,
     // Memoized: a second call while the first still waits for finalizers must not resolve before them.

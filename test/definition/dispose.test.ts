@@ -163,6 +163,18 @@ describe("calls once api.dispose() was called", () => {
   })
 })
 
+describe("operations on the API once api.dispose() was called", () => {
+  it("start() and the cache controls reject, saying the API was disposed", async () => {
+    const api = defineServe({ resultCache: {}, queries: { plain: () => 1 } })
+    expect(await api.cache.stats()).toMatchObject({ entries: 0 })
+    await api.dispose()
+    const disposed = (caller: string) => new Error(`${caller}: this API was disposed (api.dispose()); define it again to use it`)
+    await expect(settledWithin(api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false }), 1000)).resolves.toEqual({ error: disposed("start()") })
+    await expect(api.cache.invalidate()).rejects.toEqual(disposed("cache.invalidate()"))
+    await expect(api.cache.stats()).rejects.toEqual(disposed("cache.stats()"))
+  })
+})
+
 describe("api.dispose() twice", () => {
   it("is fine: a second call resolves once the first release is done, a later one at once", async () => {
     const order: Array<string> = []
