@@ -9,11 +9,28 @@
  * It stops on SIGTERM/SIGINT, and when started by bench/run.ts (BENCH_PARENT=1)
  * also when its stdin closes, so a killed orchestrator leaves no server behind.
  */
+import { createServer, type RequestListener } from "node:http";
 import { verifyServer, type VerifyOptions } from "./verify.js";
 
 export interface RunningServer {
   stop(): Promise<void>;
 }
+
+/** A plain node:http server of `listener` listening on `port`; its stop closes every connection. */
+export const listenNodeServer = async (listener: RequestListener, port: number, host: string): Promise<RunningServer> => {
+  const server = createServer(listener);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  return {
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+};
 
 export interface ServerSpec {
   readonly name: string;

@@ -3,10 +3,9 @@
  * by hand, running the same metric. MODE=memo (default) keeps every answer in a Map forever (the
  * best a hand-written cache can do); MODE=query runs the DuckDB query for every request.
  */
-import { createServer } from "node:http";
 import { openDemoDb, verifyDemoServer } from "../lib/demo.js";
 import { demoRawListener } from "../lib/demoRawListener.js";
-import { runServer } from "../lib/serverMain.js";
+import { listenNodeServer, runServer } from "../lib/serverMain.js";
 
 const memo = (process.env["MODE"] ?? "memo") === "memo";
 
@@ -15,17 +14,10 @@ void runServer({
   verify: verifyDemoServer,
   start: async (port, hostname) => {
     const { db, close } = await openDemoDb();
-    const server = createServer(demoRawListener(db, memo));
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(port, hostname, () => resolve());
-    });
+    const server = await listenNodeServer(demoRawListener(db, memo), port, hostname);
     return {
       stop: async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
+        await server.stop();
         await close();
       },
     };

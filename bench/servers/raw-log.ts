@@ -6,9 +6,8 @@
  * writes the line can reach on the box, whatever else it does.
  */
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:http";
 import { rawListener } from "../lib/rawListener.js";
-import { runServer } from "../lib/serverMain.js";
+import { listenNodeServer, runServer } from "../lib/serverMain.js";
 
 // Request ids as cheap as unique ids get: a random prefix of this process and a counter.
 const idPrefix = randomBytes(8).toString("hex");
@@ -48,24 +47,12 @@ void runServer({
   verify: { post: false, auth: false },
   // A reference that wrote nothing would claim a floor no logging server can reach.
   afterVerify: () => (requestCount === 0 ? "no log line was written" : undefined),
-  start: async (port, host) => {
-    const server = createServer((req, res) => {
+  start: (port, host) =>
+    listenNodeServer((req, res) => {
       const startedAt = performance.now();
       rawListener(req, res);
       const url = req.url ?? "/";
       const query = url.indexOf("?");
       logLine(req.method ?? "GET", query === -1 ? url : url.slice(0, query), res.statusCode, performance.now() - startedAt);
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(port, host, () => resolve());
-    });
-    return {
-      stop: () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        }),
-    };
-  },
+    }, port, host),
 });
