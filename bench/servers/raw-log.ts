@@ -2,8 +2,8 @@
  * A reference, not a peer: raw node:http (the same listener as servers/raw.ts) that also writes the
  * JSON line queryserve's `queryLogging: 'json'` writes for each request, formatted by hand, with
  * the cheapest unique ids, and written the cheapest way this bench knows: a turn's lines in one
- * `process.stdout.write` at the turn's end. The bench sends its stdout to /dev/null. Its ratio to raw is the most a server that
- * writes the line can reach on the box, whatever else it does.
+ * `process.stdout.write` at the turn's end. The bench sends its stdout to /dev/null. Its ratio to
+ * raw is the most a server that writes the line can reach on the box, whatever else it does.
  */
 import { randomBytes } from "node:crypto";
 import { rawListener } from "../lib/rawListener.js";

@@ -144,7 +144,7 @@ export const defineServe = <
   }
   const changed = () => void withPipeline((p) => p.refresh())
   /** What is no request but an operation on the API (`start()`, the cache controls) rejects with once it was disposed. */
-  const unlessDisposedNow = <A>(caller: string, operation: () => Promise<A>): Promise<A> =>
+  const ifNotDisposed = <A>(caller: string, operation: () => Promise<A>): Promise<A> =>
     disposing === undefined
       ? operation()
       : Promise.reject(new Error(`${caller}: this API was disposed (api.dispose()); define it again to use it`))
@@ -204,7 +204,7 @@ export const defineServe = <
     // Adapters give the answers they make themselves (413, 408, 503 while draining) the same CORS headers.
     handler: Object.assign(handle, { corsHeaders: cors?.headersFor }),
     start: (options) =>
-      unlessDisposedNow("start()", () =>
+      ifNotDisposed("start()", () =>
         startServerFor(builder.handler, options).then((server) => {
           // The document names where it is served; a wildcard address is no URL a client can use.
           if (!WILDCARD_HOSTS.has(server.hostname)) {
@@ -215,8 +215,8 @@ export const defineServe = <
         })),
     cache: {
       enabled: definition.resultCache !== undefined,
-      invalidate: (filter) => unlessDisposedNow("cache.invalidate()", () => Promise.resolve(withPipeline((p) => p.cache.invalidate(filter)))),
-      stats: () => unlessDisposedNow("cache.stats()", () => Promise.resolve(withPipeline((p) => p.cache.stats())))
+      invalidate: (filter) => ifNotDisposed("cache.invalidate()", () => Promise.resolve(withPipeline((p) => p.cache.invalidate(filter)))),
+      stats: () => ifNotDisposed("cache.stats()", () => Promise.resolve(withPipeline((p) => p.cache.stats())))
     },
     runtime,
     // Memoized: a second call while the first still waits for finalizers must not resolve before them.
