@@ -5,7 +5,7 @@
  * modules: `builder.start()` on node:http, the Node handlers, `serveDev`, the Redis stores, metrics
  * with prom-client, and node:crypto's SHA-256.
  */
-import { startNodeServer } from "./adapters/nodeServer.js"
+import { startNodeServer } from "./server/nodeServer.js"
 import { nodeSha256 } from "./adapters/nodeSha256.js"
 import { provideSha256 } from "./domain/digest.js"
 import { provideServerStart } from "./facade/serverStart.js"
@@ -21,8 +21,8 @@ export { createNodeHandler } from "./adapters/node.js"
 export type { NodeHandlerOptions, NodeListener } from "./adapters/node.js"
 export { startNodeServer }
 export { createPlatformNodeHandler } from "./adapters/platformNode.js"
-export { serveDev } from "./adapters/serveDev.js"
-export type { DevServable, ServeDevOptions } from "./adapters/serveDev.js"
+export { serveDev } from "./server/serveDev.js"
+export type { DevServable, ServeDevOptions } from "./server/serveDev.js"
 export { makeRedisRateLimitStore, redisRateLimitStoreLayer } from "./layers/redisRateLimitStore.js"
 export type {
   RedisRateLimitClient,

@@ -1,8 +1,8 @@
 import { toErrorResponse } from "../domain/envelope.js"
 import { InternalError, PayloadTooLarge, type ServeError } from "../domain/errors.js"
 import { type CorsHeaders, getHeader, type HeaderMap, type ServeResponse } from "../domain/http.js"
-import { resolveRequestId } from "../pipeline/requestId.js"
-import { finishHeaders } from "../pipeline/respond.js"
+import { resolveRequestId } from "../stages/requestId.js"
+import { finishHeaders } from "../stages/respond.js"
 
 /** What every adapter shares: limits, the client address behind a proxy, and its own error answers. */
 export interface TransportOptions {

@@ -2,7 +2,7 @@ import type { JWTPayload, JWTVerifyGetKey, KeyObject } from "jose"
 import type { AuthStrategy, ServeAuthContext } from "../domain/config.js"
 import { ServiceUnavailable, Unauthorized } from "../domain/errors.js"
 import { getHeader } from "../domain/http.js"
-import { tenantIdOf } from "../domain/tenant.js"
+import { tenantIdOf } from "../tenancy/tenantPlan.js"
 import type { DocumentedAuthStrategy } from "../openapi/securityScheme.js"
 import { nameList } from "../domain/nameList.js"
 

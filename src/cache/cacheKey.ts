@@ -1,7 +1,7 @@
 import { emptyRecord } from "../domain/queryString.js"
-import type { RequestContext } from "../pipeline/context.js"
+import type { RequestContext } from "../stages/context.js"
 import { digest } from "./digest.js"
-import type { KnownInput } from "./inputMemo.js"
+import type { KnownInput } from "../stages/inputMemo.js"
 import type { ResultCacheFilter, ResultCacheKey } from "./ResultCacheStore.js"
 
 const MAX_DEPTH = 64

@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { scopedRedisConnection } from "../layers/redisConnection.js"
-import { DEFAULT_STORE_TIMEOUT_MS, withDeadline } from "../layers/storeDeadline.js"
+import { scopedRedisConnection } from "../redis/connection.js"
+import { DEFAULT_STORE_TIMEOUT_MS, withDeadline } from "../domain/storeDeadline.js"
 import { keyPattern } from "./cacheKey.js"
 import { type ResultCacheKey, ResultCacheStore, type ResultCacheStoreService, StoredResult } from "./ResultCacheStore.js"
 

@@ -1,4 +1,4 @@
-import { joinPath, type ServeDefinition } from "../domain/definition.js"
+import { joinPath, type ServeDefinition } from "../config/definition.js"
 import type { DocsOptions } from "../domain/config.js"
 import { buildOpenApiDocument } from "../openapi/document.js"
 import type { ServeEndpoint } from "../openapi/endpoint.js"

@@ -1,6 +1,6 @@
 import { type CompressedBodies, getHeader, type ServeRequest, type ServeResponse } from "../domain/http.js"
 import { andThen, type MaybePromise } from "../domain/maybePromise.js"
-import { ifNoneMatchHits, strongEtag } from "../pipeline/cache.js"
+import { ifNoneMatchHits, strongEtag } from "../stages/httpCache.js"
 
 /** A generated file served as is: its body, its headers and a strong ETag over the body. */
 export interface StaticAsset {

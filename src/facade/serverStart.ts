@@ -1,4 +1,4 @@
-import type { NodeServerOptions, RunningServer } from "../adapters/serverOptions.js"
+import type { NodeServerOptions, RunningServer } from "../server/serverOptions.js"
 import type { ServeHandler } from "../domain/http.js"
 
 /** What `builder.start()` runs: the entry of queryserve that was imported decides. */

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { RateLimitStore, type RateLimitStoreService } from "../services/RateLimitStore.js"
-import { scopedRedisConnection } from "./redisConnection.js"
+import { scopedRedisConnection } from "../redis/connection.js"
 
 interface ScriptArguments {
   readonly keys: Array<string>

@@ -3,7 +3,7 @@ import { toErrorResponse } from "../domain/envelope.js"
 import type { HeaderMap, ServeRequest } from "../domain/http.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import { andThen, type MaybePromise } from "../domain/maybePromise.js"
-import { serializeJson } from "../pipeline/output.js"
+import { serializeJson } from "../stages/output.js"
 import type { ExecutionOutcome, PipelineService } from "../services/Pipeline.js"
 import { INPUT_FIELD, type McpTool, RESULT_FIELD, type ToolCatalogue, type ToolDescriptor } from "./tools.js"
 

@@ -1,5 +1,5 @@
 import { dereference, type JsonSchema, typesOf } from "../domain/jsonSchema.js"
-import type { EndpointPlan, RoutePlan } from "../pipeline/plan.js"
+import type { EndpointPlan, RoutePlan } from "../stages/plan.js"
 
 /** A JSON Schema of an object, as MCP wants a tool's input and output schemas. */
 type ObjectSchema = JsonSchema & { readonly type: "object" }

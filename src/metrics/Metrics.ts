@@ -1,7 +1,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { DEFAULT_DURATION_BUCKETS } from "../domain/definition.js"
+import { DEFAULT_DURATION_BUCKETS } from "../config/definition.js"
 import type { ServeQueryEvent } from "../domain/event.js"
 import { makeDeferredMetrics } from "./deferred.js"
 import { loadPrometheus } from "./load.js"

@@ -1,6 +1,6 @@
 import cluster from "node:cluster"
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client"
-import { isQueryserveWorker } from "../adapters/cluster.js"
+import { isQueryserveWorker } from "../server/cluster.js"
 import type { ServeQueryEvent } from "../domain/event.js"
 import type { RequestMeter } from "../services/QueryLogger.js"
 import { answerWorkers } from "./clusterPrimary.js"

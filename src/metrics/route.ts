@@ -1,8 +1,8 @@
 import type { EndpointInfo } from "../domain/config.js"
-import type { MetricsPlan, ServeDefinition } from "../domain/definition.js"
+import type { MetricsPlan, ServeDefinition } from "../config/definition.js"
 import { andThen } from "../domain/maybePromise.js"
-import { type GuardPlan, runGuards } from "../pipeline/guards.js"
-import type { AuthenticatorService } from "../services/Authenticator.js"
+import { type GuardPlan, runGuards } from "../stages/guards.js"
+import type { AuthenticatorService } from "../services/AuthService.js"
 import type { StaticRoute } from "../services/Pipeline.js"
 import type { MetricsScrape, MetricsService } from "./Metrics.js"
 

@@ -4,7 +4,7 @@ import { type JsonSchema, objectProperties, typesOf } from "../domain/jsonSchema
 import { isPromiseLike } from "../domain/maybePromise.js"
 import { emptyRecord } from "../domain/queryString.js"
 import { type CompiledSchema, isStandardSchema, type ServeSchema } from "../domain/schema.js"
-import type { RoutePlan } from "../pipeline/plan.js"
+import type { RoutePlan } from "../stages/plan.js"
 import { type SecurityScheme, securitySchemeOf } from "./securityScheme.js"
 
 /**

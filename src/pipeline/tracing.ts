@@ -3,11 +3,11 @@ import * as Effect from "effect/Effect"
 import type { EndpointCache } from "../cache/resultCache.js"
 import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
 import { TransportRequest } from "../domain/transportRequest.js"
-import type { RequestContext } from "./context.js"
-import { type EffectFibers, makeEffectRunner } from "./invoke.js"
-import { composeMiddlewares } from "./middleware.js"
-import type { EndpointPlan } from "./plan.js"
-import type { PresetInputs, StageSteps } from "./stages.js"
+import type { RequestContext } from "../stages/context.js"
+import { type EffectFibers, makeEffectRunner } from "../stages/invoke.js"
+import { composeMiddlewares } from "../stages/middleware.js"
+import type { EndpointPlan } from "../stages/plan.js"
+import type { PresetInputs, StageSteps } from "./spine.js"
 
 /** `config.tracing`: true or false forces stage spans on or off; undefined follows the tracer (see `tracingEnabled`). */
 export class StageTracing extends Context.Reference<StageTracing>()("queryserve/StageTracing", {

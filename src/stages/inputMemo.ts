@@ -1,8 +1,8 @@
 import { getHeader, type QueryParams, type ServeRequest } from "../domain/http.js"
 import { TransportRequest } from "../domain/transportRequest.js"
-import { bodyText } from "../pipeline/input.js"
-import { canonicalJson, inputSegment } from "./cacheKey.js"
-import type { ResultCacheKey } from "./ResultCacheStore.js"
+import { bodyText } from "./input.js"
+import { canonicalJson, inputSegment } from "../cache/cacheKey.js"
+import type { ResultCacheKey } from "../cache/ResultCacheStore.js"
 
 /**
  * Most inputs a cached endpoint remembers, and the longest raw text it remembers one by. Each entry

@@ -1,4 +1,4 @@
-import type { KnownInput } from "../cache/inputMemo.js"
+import type { KnownInput } from "./inputMemo.js"
 import type { EndpointInfo, ServeAuthContext, ServeContext } from "../domain/config.js"
 import type { ServeRequest } from "../domain/http.js"
 

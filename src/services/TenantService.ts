@@ -2,8 +2,8 @@ import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import type { ServeAuthContext } from "../domain/config.js"
 import { Forbidden } from "../domain/errors.js"
-import { type TenantPlan, tenantIdOf } from "../domain/tenant.js"
-import { scopeTableSources } from "../pipeline/autoInject.js"
+import { type TenantPlan, tenantIdOf } from "../tenancy/tenantPlan.js"
+import { scopeTableSources } from "../tenancy/autoInject.js"
 
 export interface TenantIsolationService {
   /**

@@ -1,14 +1,14 @@
-import { copyKnown, type InputMemo } from "../cache/inputMemo.js"
+import { copyKnown, type InputMemo } from "../stages/inputMemo.js"
 import type { ServeAuthContext } from "../domain/config.js"
-import type { ServeDefinition } from "../domain/definition.js"
+import type { ServeDefinition } from "../config/definition.js"
 import { andThen, isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
-import type { AuthenticatorService } from "../services/Authenticator.js"
-import type { TenantIsolationService } from "../services/TenantIsolation.js"
-import type { RequestContext } from "./context.js"
-import { runGuards } from "./guards.js"
-import { readInput } from "./input.js"
-import type { ContextHandler } from "./middleware.js"
-import type { EndpointPlan } from "./plan.js"
+import type { AuthenticatorService } from "../services/AuthService.js"
+import type { TenantIsolationService } from "../services/TenantService.js"
+import type { RequestContext } from "../stages/context.js"
+import { runGuards } from "../stages/guards.js"
+import { readInput } from "../stages/input.js"
+import type { ContextHandler } from "../stages/middleware.js"
+import type { EndpointPlan } from "../stages/plan.js"
 
 /** What a caller other than an endpoint's own route (in-process `execute`, an MCP tool call) supplies instead of reading the request. */
 export interface PresetInputs {

@@ -1,4 +1,4 @@
-import type { ServeAuthContext, TenantConfig, TenantMode, TenantOverride } from "./config.js"
+import type { ServeAuthContext, TenantConfig, TenantMode, TenantOverride } from "../domain/config.js"
 
 /** An endpoint's tenant config after merging, checked once at define time. */
 export interface TenantPlan {

@@ -1,6 +1,6 @@
 import type { Server } from "node:http"
-import type { NodeHandlerOptions } from "./node.js"
-import { checkMilliseconds } from "./transport.js"
+import type { NodeHandlerOptions } from "../adapters/node.js"
+import { checkMilliseconds } from "../adapters/transport.js"
 
 export interface NodeServerOptions extends NodeHandlerOptions {
   /** Default: the PORT environment variable, else 4000. 0 picks a free port. */

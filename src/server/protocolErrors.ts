@@ -2,8 +2,8 @@ import { maxHeaderSize, type Server, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { NotFound, type ServeError, ServeHttpError, ValidationError } from "../domain/errors.js"
 import type { CorsHeaders, ServeResponse } from "../domain/http.js"
-import type { RequestListener } from "./node.js"
-import { adapterErrorResponse } from "./transport.js"
+import type { RequestListener } from "../adapters/node.js"
+import { adapterErrorResponse } from "../adapters/transport.js"
 
 /** What node:http reports about a request it could not parse or did not receive in time. */
 const protocolError = (error: NodeJS.ErrnoException & { readonly reason?: string }): ServeError => {

@@ -15,8 +15,8 @@ import type {
   ServeQueriesMap,
   ServeQueryEntry,
   TenantConfig
-} from "./config.js"
-import type { HttpMethod } from "./http.js"
+} from "../domain/config.js"
+import type { HttpMethod } from "../domain/http.js"
 
 /** An extra path/method for an existing endpoint (`builder.route`). */
 export interface RouteDefinition {

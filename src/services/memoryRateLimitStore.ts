@@ -1,5 +1,5 @@
 import * as Layer from "effect/Layer"
-import { RateLimitStore, type RateLimitStoreService } from "../services/RateLimitStore.js"
+import { RateLimitStore, type RateLimitStoreService } from "./RateLimitStore.js"
 
 export interface MemoryRateLimitStoreOptions {
   /**

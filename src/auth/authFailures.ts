@@ -2,9 +2,9 @@ import type { AuthFailureLimitOptions, AuthStrategy, ServeAuthContext } from "..
 import { RateLimited, type ServeError, toServeError } from "../domain/errors.js"
 import { clientAddress, type ServeRequest, trustedHopCount } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"
-import { makeMemoryRateLimitStore, type MemoryRateLimitStore } from "../layers/memoryRateLimitStore.js"
-import { DEFAULT_STORE_TIMEOUT_MS, withDeadline } from "../layers/storeDeadline.js"
-import type { AuthenticatorService } from "../services/Authenticator.js"
+import { makeMemoryRateLimitStore, type MemoryRateLimitStore } from "../services/memoryRateLimitStore.js"
+import { DEFAULT_STORE_TIMEOUT_MS, withDeadline } from "../domain/storeDeadline.js"
+import type { AuthenticatorService } from "../services/AuthService.js"
 import type { RateLimitStoreService } from "../services/RateLimitStore.js"
 
 /** Throws, with what to change, on options that could not work. */
