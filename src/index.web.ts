@@ -24,35 +24,16 @@ export { createClient } from "./client/createClient.js"
 export type { CallOptions, ClientCall, ClientOptions, ServeClient } from "./client/createClient.js"
 export { ServeClientError } from "./client/ServeClientError.js"
 
-export type {
-  AnyQueryConfig,
-  AuthFailureLimitOptions,
-  AuthStrategy,
-  CorsOptions,
-  DocsOptions,
-  EndpointInfo,
-  ExecutableQuery,
-  LegacyQuery,
-  McpOptions,
-  MetricsOptions,
-  OpenApiOptions,
-  QueryLoggingOption,
-  QueryResolver,
-  ResultCacheOptions,
-  RunnableQuery,
-  ServeAuthContext,
-  ServeConfig,
-  ServeContext,
-  ServeContextFactory,
-  ServeLifecycleHooks,
-  ServeMiddleware,
-  ServeQueriesMap,
-  ServeQueryConfig,
-  ServeQueryEntry,
-  TenantConfig,
-  TenantMode,
-  TenantOverride
-} from "./domain/config.js"
+export type { AnyQueryConfig, AuthStrategy, EndpointInfo, ExecutableQuery, LegacyQuery, QueryResolver, RunnableQuery, ServeAuthContext, ServeContext, ServeContextFactory, ServeMiddleware, ServeQueriesMap, ServeQueryConfig, ServeQueryEntry, TenantConfig, TenantMode, TenantOverride } from "./domain/config.js"
+export type { ServeLifecycleHooks } from "./stages/lifecycle.js"
+export type { ResultCacheOptions } from "./cache/options.js"
+export type { McpOptions } from "./mcp/options.js"
+export type { MetricsOptions } from "./metrics/options.js"
+export type { AuthFailureLimitOptions } from "./auth/options.js"
+export type { CorsOptions } from "./stages/cors.js"
+export type { OpenApiOptions } from "./openapi/options.js"
+export type { DocsOptions } from "./docs/options.js"
+export type { QueryLoggingOption, ServeConfig } from "./config/ServeConfig.js"
 export { TenantScopeError } from "./tenancy/autoInject.js"
 export type { ErrorEnvelope } from "./domain/envelope.js"
 export { toErrorResponse } from "./domain/envelope.js"
@@ -91,20 +72,23 @@ export type { AuthenticatorService } from "./services/AuthService.js"
 export { Pipeline } from "./services/Pipeline.js"
 export type { PipelineService } from "./services/Pipeline.js"
 export { QueryLogger } from "./services/QueryLogger.js"
-export type { RequestMeter, ServeQueryLogger } from "./services/QueryLogger.js"
+export type { RequestMeter, ServeQueryLogger } from "./stages/events.js"
 export { RateLimitStore } from "./services/RateLimitStore.js"
 export type { RateLimitStoreService } from "./services/RateLimitStore.js"
 export { TenantIsolation } from "./services/TenantService.js"
 export type { TenantIsolationService } from "./services/TenantService.js"
 export { Metrics } from "./metrics/Metrics.js"
-export type { MetricsLayerOptions, MetricsScrape, MetricsService } from "./metrics/Metrics.js"
+export type { MetricsLayerOptions } from "./metrics/Metrics.js"
+export type { MetricsScrape, MetricsService } from "./metrics/service.js"
 export type { RecordingMetrics } from "./metrics/recording.js"
 export { defaultServicesLayer, pipelineLayer } from "./pipeline/serveLayer.js"
 export { makeMemoryRateLimitStore, memoryRateLimitStoreLayer } from "./services/memoryRateLimitStore.js"
 export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from "./services/memoryRateLimitStore.js"
 
-export { ResultCacheStore, StoredResult } from "./cache/ResultCacheStore.js"
-export type { ResultCacheFilter, ResultCacheKey, ResultCacheStoreService, ResultCacheStoreStats } from "./cache/ResultCacheStore.js"
+export { ResultCacheStore } from "./cache/ResultCacheStore.js"
+export { StoredResult } from "./stages/storedResult.js"
+export type { ResultCacheFilter, ResultCacheStoreService, ResultCacheStoreStats } from "./cache/ResultCacheStore.js"
+export type { ResultCacheKey } from "./stages/storedResult.js"
 export type { ResultCacheControl, ResultCacheStats } from "./cache/resultCache.js"
 export { makeMemoryResultCacheStore, memoryResultCacheStore } from "./cache/memoryResultCacheStore.js"
 export type { MemoryResultCacheStore, MemoryResultCacheStoreOptions } from "./cache/memoryResultCacheStore.js"

@@ -1,15 +1,10 @@
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as Effect from "effect/Effect"
 import type { ServeHandler } from "../domain/http.js"
+import type { HttpAppOptions } from "./effectApp.js"
 import { checkedBodyLimit } from "./transport.js"
 
-export interface HttpAppOptions {
-  /**
-   * Largest accepted request body in bytes (default 1 MiB): 413, with `Connection: close`, by
-   * Content-Length or while streaming.
-   */
-  readonly bodyLimit?: number
-}
+export type { HttpAppOptions }
 
 /**
  * The API as an @effect/platform `HttpApp`, to mount in your own `HttpRouter` and serve with

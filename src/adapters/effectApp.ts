@@ -17,7 +17,6 @@ import { type CorsHeaders, HEAD_OF, type HeaderMap, type HeadResponse, type Http
 import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
-import type { HttpAppOptions } from "./effect.js"
 import { adapterErrorResponse, checkedBodyLimit, concatBytes, payloadTooLarge } from "./transport.js"
 
 const METHODS_WITH_BODY: ReadonlySet<HttpMethod> = new Set(["POST", "PUT", "PATCH", "DELETE"])
@@ -165,6 +164,14 @@ const answer = (handler: ServeHandler, request: TransportRequest): Effect.Effect
   })
 
 /** What `toHttpApp` serves once @effect/platform is loaded. */
+export interface HttpAppOptions {
+  /**
+   * Largest accepted request body in bytes (default 1 MiB): 413, with `Connection: close`, by
+   * Content-Length or while streaming.
+   */
+  readonly bodyLimit?: number
+}
+
 export const makeHttpApp = (api: { readonly handler: ServeHandler }, options: HttpAppOptions): HttpApp.Default => {
   const limit = checkedBodyLimit(options)
   const cors = api.handler.corsHeaders

@@ -1,4 +1,5 @@
-import type { AuthFailureLimitOptions, AuthStrategy, ServeAuthContext } from "../domain/config.js"
+import type { AuthStrategy, ServeAuthContext } from "../domain/config.js"
+import type { AuthFailureLimitOptions } from "./options.js"
 import { RateLimited, type ServeError, toServeError } from "../domain/errors.js"
 import { clientAddress, type ServeRequest, trustedHopCount } from "../domain/http.js"
 import { isPromiseLike } from "../domain/maybePromise.js"

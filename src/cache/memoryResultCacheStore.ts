@@ -1,13 +1,7 @@
 import * as Layer from "effect/Layer"
 import { ON_KEPT } from "../domain/http.js"
-import {
-  type ResultCacheFilter,
-  type ResultCacheKey,
-  ResultCacheStore,
-  type ResultCacheStoreService,
-  type ResultCacheStoreStats,
-  type StoredResult
-} from "./ResultCacheStore.js"
+import { type ResultCacheFilter, ResultCacheStore, type ResultCacheStoreService, type ResultCacheStoreStats } from "./ResultCacheStore.js"
+import { type ResultCacheKey, type StoredResult } from "../stages/storedResult.js"
 
 export interface MemoryResultCacheStoreOptions {
   /** Most entries held at once (default 10,000). */

@@ -3,7 +3,8 @@ import * as Layer from "effect/Layer"
 import { scopedRedisConnection } from "../redis/connection.js"
 import { DEFAULT_STORE_TIMEOUT_MS, withDeadline } from "../domain/storeDeadline.js"
 import { keyPattern } from "./cacheKey.js"
-import { type ResultCacheKey, ResultCacheStore, type ResultCacheStoreService, StoredResult } from "./ResultCacheStore.js"
+import { ResultCacheStore, type ResultCacheStoreService } from "./ResultCacheStore.js"
+import { type ResultCacheKey, StoredResult } from "../stages/storedResult.js"
 
 /** The one command the store sends through. A node-redis client (`createClient()` of `redis` v5+) has it. */
 export interface RedisResultCacheClient {

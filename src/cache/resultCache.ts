@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { ResultCacheOptions, ServeContext } from "../domain/config.js"
+import type { ServeContext } from "../domain/config.js"
+import type { ResultCacheOptions } from "./options.js"
 import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
 import { tenantIdOf } from "../tenancy/tenantPlan.js"
 import { RequestContext } from "../stages/context.js"
@@ -9,13 +10,8 @@ import { serializeJson } from "../stages/output.js"
 import type { EndpointPlan } from "../stages/plan.js"
 import { keySegment, knownInputKey, resultCacheKey } from "./cacheKey.js"
 import { makeMemoryResultCacheStore } from "./memoryResultCacheStore.js"
-import {
-  type ResultCacheFilter,
-  type ResultCacheKey,
-  ResultCacheStore,
-  type ResultCacheStoreService,
-  StoredResult
-} from "./ResultCacheStore.js"
+import { type ResultCacheFilter, ResultCacheStore, type ResultCacheStoreService } from "./ResultCacheStore.js"
+import { type ResultCacheKey, StoredResult } from "../stages/storedResult.js"
 
 export interface ResultCacheStats {
   /** Answers of this process served from the cache (a store hit, or a share of another request's run). */

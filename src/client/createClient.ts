@@ -1,5 +1,5 @@
 import type { ServeQueriesMap } from "../domain/config.js"
-import { joinPath } from "../config/definition.js"
+import { joinPath } from "../domain/paths.js"
 import type { HttpMethod } from "../domain/http.js"
 import type { QueryInput, QueryOutput, TakesNothing } from "../facade/types.js"
 import { parseErrorEnvelope, ServeClientError } from "./ServeClientError.js"

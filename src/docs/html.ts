@@ -1,4 +1,4 @@
-import type { DocsOptions } from "../domain/config.js"
+import type { DocsOptions } from "./options.js"
 
 export const DEFAULT_DOCS_TITLE = "API reference"
 export const SCALAR_SCRIPT_NAME = "scalar.js"

@@ -1,5 +1,6 @@
-import { joinPath, type ServeDefinition } from "../config/definition.js"
-import type { DocsOptions } from "../domain/config.js"
+import { type ServeDefinition } from "../config/definition.js"
+import { joinPath } from "../domain/paths.js"
+import type { DocsOptions } from "./options.js"
 import { buildOpenApiDocument } from "../openapi/document.js"
 import type { ServeEndpoint } from "../openapi/endpoint.js"
 import type { StaticRoute } from "../services/Pipeline.js"

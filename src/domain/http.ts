@@ -1,5 +1,4 @@
 import type { MaybePromise } from "./maybePromise.js"
-import { TransportRequest } from "./transportRequest.js"
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS"
 
@@ -97,6 +96,12 @@ export const trustedHopCount = (trustProxy: boolean | number | undefined): numbe
 export const clientAddress = (request: ServeRequest, trustedHops: number): string | undefined =>
   (trustedHops > 0 ? forwardedAddress(getHeaderValue(request, "x-forwarded-for"), trustedHops) : undefined) ?? request.remoteAddress
 
+/**
+ * Set on the prototype of the requests adapters build, whose header names are lower-case already:
+ * a header read that misses there is final.
+ */
+export const ADAPTER_HEADERS: unique symbol = Symbol("queryserve.adapterHeaders")
+
 /** Case-insensitive header read; an array value yields its first entry. */
 export const getHeader = (request: Pick<ServeRequest, "headers">, name: string): string | undefined => {
   const value = getHeaderValue(request, name)
@@ -111,7 +116,7 @@ const getHeaderValue = (request: Pick<ServeRequest, "headers">, name: string): H
   // Node and fetch adapters already hand over lower-case names: try the fast exact read first.
   let value = headers[lower]
   // A miss in an adapter's map is final; only hand-built requests may spell names otherwise.
-  if (value === undefined && !(request instanceof TransportRequest)) {
+  if (value === undefined && (request as { readonly [ADAPTER_HEADERS]?: true })[ADAPTER_HEADERS] !== true) {
     for (const key of Object.keys(headers)) {
       if (key.toLowerCase() === lower) {
         value = headers[key]

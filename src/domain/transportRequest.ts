@@ -1,6 +1,6 @@
 import type * as Tracer from "effect/Tracer"
 import { ClientClosed } from "./clientClosed.js"
-import type { HeaderMap, QueryParams, ServeRequest } from "./http.js"
+import { ADAPTER_HEADERS, type HeaderMap, type QueryParams, type ServeRequest } from "./http.js"
 import { emptyRecord, parseQueryString } from "./queryString.js"
 
 /**
@@ -104,3 +104,6 @@ export class TransportRequest implements ServeRequest {
 }
 
 const noop = (): void => {}
+
+// Its header names are lower-case (see getHeader): a flag on the prototype costs no instance a field.
+Object.defineProperty(TransportRequest.prototype, ADAPTER_HEADERS, { value: true })

@@ -2,16 +2,11 @@ import * as Cause from "effect/Cause"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Runtime from "effect/Runtime"
-import type {
-  AuthStrategy,
-  ServeAuthContext,
-  ServeConfig,
-  ServeMiddleware,
-  ServeQueriesMap,
-  ServeQueryEntry
-} from "../domain/config.js"
+import type { AuthStrategy, ServeAuthContext, ServeMiddleware, ServeQueriesMap, ServeQueryEntry } from "../domain/config.js"
+import type { ServeConfig } from "../config/ServeConfig.js"
 import type { ResultCacheControl } from "../cache/resultCache.js"
-import { joinPath, normalizeConfig, type RouteDefinition, type ServeDefinition } from "../config/definition.js"
+import { normalizeConfig, type RouteDefinition, type ServeDefinition } from "../config/definition.js"
+import { joinPath } from "../domain/paths.js"
 import type { HttpMethod, ServeHandler, ServeRequest, ServeResponse } from "../domain/http.js"
 import type { MaybePromise } from "../domain/maybePromise.js"
 import { type ContractPaths, contractPaths, contractRoutes } from "../docs/routes.js"
@@ -23,7 +18,8 @@ import { compileCors } from "../stages/cors.js"
 import { checkTenantConfigs } from "../stages/plan.js"
 import { StageTracing } from "../pipeline/tracing.js"
 import { Pipeline, type PipelineService, refusedExecution, refusedRequest } from "../services/Pipeline.js"
-import { makeQueryLogger, QueryLogger, type ServeQueryLogger } from "../services/QueryLogger.js"
+import { makeQueryLogger, type ServeQueryLogger } from "../stages/events.js"
+import { QueryLogger } from "../services/QueryLogger.js"
 import { attachConfiguredLogging } from "./logging.js"
 import type { QueryInput, QueryOutput, TakesNothing } from "./types.js"
 import type { NodeServerOptions, RunningServer } from "../server/serverOptions.js"

@@ -1,4 +1,5 @@
-import type { ServeAuthContext, ServeConfig, ServeQueriesMap } from "../domain/config.js"
+import type { ServeAuthContext, ServeQueriesMap } from "../domain/config.js"
+import type { ServeConfig } from "../config/ServeConfig.js"
 import { defineServe, type ServeBuilder } from "./defineServe.js"
 import { procedure, type ProcedureBuilder } from "./procedure.js"
 

@@ -1,7 +1,7 @@
-import type { QueryLoggingOption } from "../domain/config.js"
+import type { QueryLoggingOption } from "../config/ServeConfig.js"
 import { callObserver } from "../domain/observer.js"
 import { formatQueryEvent, formatQueryEventJSON, formatSlowQuery, jsonLogLine, textLogLine } from "../domain/event.js"
-import { metered, type RequestMeter, resultBlind, type ServeQueryLogger } from "../services/QueryLogger.js"
+import { metered, type RequestMeter, resultBlind, type ServeQueryLogger } from "../stages/events.js"
 
 const ignoreStart = (): void => {}
 

@@ -1,5 +1,6 @@
 import type { EndpointInfo } from "../domain/config.js"
-import { joinPath, type ServeDefinition } from "../config/definition.js"
+import { type ServeDefinition } from "../config/definition.js"
+import { joinPath } from "../domain/paths.js"
 import { Forbidden, Unauthorized } from "../domain/errors.js"
 import { getHeader, type ServeRequest } from "../domain/http.js"
 import { andThen } from "../domain/maybePromise.js"

@@ -1,25 +1,11 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { DEFAULT_DURATION_BUCKETS } from "../config/definition.js"
-import type { ServeQueryEvent } from "../domain/event.js"
+import { DEFAULT_DURATION_BUCKETS } from "./options.js"
+import type { MetricsService } from "./service.js"
 import { makeDeferredMetrics } from "./deferred.js"
 import { loadPrometheus } from "./load.js"
 import { makeRecordingMetrics, type RecordingMetrics } from "./recording.js"
-
-/** One answer of the metrics route. */
-export interface MetricsScrape {
-  readonly contentType: string
-  readonly body: string
-}
-
-/** The series of one API: fed with its query events, read by the metrics route. */
-export interface MetricsService {
-  /** Counts one query event. Subscribed to the API's QueryLogger: it runs per request, synchronously. */
-  readonly observe: (event: ServeQueryEvent) => void
-  /** The exposition text: this process's series, or in a `workers` cluster the sum over every worker. */
-  readonly scrape: () => Promise<MetricsScrape>
-}
 
 /** What the prom-client layer measures; the route's path and auth are the pipeline's business. */
 export interface MetricsLayerOptions {

@@ -1,6 +1,6 @@
 /** A worker's side of the cluster scrape (see cluster.ts): it asks the primary, and answers its collections. */
 import { Registry } from "prom-client"
-import type { MetricsScrape } from "./Metrics.js"
+import type { MetricsScrape } from "./service.js"
 import {
   clusterUnavailable,
   COLLECT_REQUEST,

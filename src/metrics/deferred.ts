@@ -1,13 +1,8 @@
 import { ServiceUnavailable } from "../domain/errors.js"
 import type { ServeQueryEvent } from "../domain/event.js"
-import { metered, type RequestMeter, resultBlind } from "../services/QueryLogger.js"
-import type { MetricsScrape, MetricsService } from "./Metrics.js"
+import { metered, type RequestMeter, resultBlind } from "../stages/events.js"
+import type { ClosableMetrics, MetricsScrape } from "./service.js"
 
-/** A MetricsService that holds resources until closed, and counts the pipeline's requests through `meter`. */
-export interface ClosableMetrics extends MetricsService {
-  readonly meter: RequestMeter
-  readonly close: () => void
-}
 
 const unavailable = new ServiceUnavailable({
   message: "Metrics are unavailable: prom-client could not be loaded on this runtime"

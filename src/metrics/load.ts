@@ -1,4 +1,4 @@
-import type { ClosableMetrics } from "./deferred.js"
+import type { ClosableMetrics } from "./service.js"
 
 /** prom-client's metrics for one API: the Node entry's (`./prom.js`, loaded on first use). */
 export interface MetricsBackend {

@@ -2,10 +2,10 @@ import cluster from "node:cluster"
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client"
 import { isQueryserveWorker } from "../server/cluster.js"
 import type { ServeQueryEvent } from "../domain/event.js"
-import type { RequestMeter } from "../services/QueryLogger.js"
+import type { RequestMeter } from "../stages/events.js"
 import { answerWorkers } from "./clusterPrimary.js"
 import { askPrimary, shareWithPrimary } from "./clusterWorker.js"
-import type { ClosableMetrics } from "./deferred.js"
+import type { ClosableMetrics } from "./service.js"
 import { type DurationCounts, DurationHistogram } from "./histogram.js"
 
 type Labels = Record<string, string>

@@ -1,5 +1,5 @@
 import type { ServeQueryEvent } from "../domain/event.js"
-import type { MetricsService } from "./Metrics.js"
+import type { MetricsService } from "./service.js"
 
 /** The test double of the Metrics service: what it observed, in order. */
 export interface RecordingMetrics extends MetricsService {

@@ -1,10 +1,11 @@
 import type { EndpointInfo } from "../domain/config.js"
-import type { MetricsPlan, ServeDefinition } from "../config/definition.js"
+import type { ServeDefinition } from "../config/definition.js"
+import type { MetricsPlan } from "./options.js"
 import { andThen } from "../domain/maybePromise.js"
 import { type GuardPlan, runGuards } from "../stages/guards.js"
 import type { AuthenticatorService } from "../services/AuthService.js"
 import type { StaticRoute } from "../services/Pipeline.js"
-import type { MetricsScrape, MetricsService } from "./Metrics.js"
+import type { MetricsScrape, MetricsService } from "./service.js"
 
 /** The `endpoint.key` strategies see when they authenticate a scrape. */
 export const METRICS_ROUTE_KEY = "$metrics"

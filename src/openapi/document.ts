@@ -1,4 +1,4 @@
-import type { OpenApiOptions } from "../domain/config.js"
+import type { OpenApiOptions } from "./options.js"
 import type { HttpMethod } from "../domain/http.js"
 import { type JsonSchema, objectProperties, otherPropertiesOf, typesOf } from "../domain/jsonSchema.js"
 import { SchemaComponents } from "./components.js"

@@ -1,11 +1,13 @@
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
-import type { ServeConfig, ServeQueriesMap } from "../domain/config.js"
+import type { ServeQueriesMap } from "../domain/config.js"
+import type { ServeConfig } from "../config/ServeConfig.js"
 import { normalizeConfig, type ServeDefinition } from "../config/definition.js"
 import { Metrics } from "../metrics/Metrics.js"
 import { Authenticator, strategyChain } from "../services/AuthService.js"
 import { Pipeline, type StaticRoute } from "../services/Pipeline.js"
-import { QueryLogger, type ServeQueryLogger } from "../services/QueryLogger.js"
+import { type ServeQueryLogger } from "../stages/events.js"
+import { QueryLogger } from "../services/QueryLogger.js"
 import { TenantIsolation, tenantIsolation } from "../services/TenantService.js"
 
 /** The default services of every stage; a test or an Effect user replaces any of them by providing its own. */

@@ -1,6 +1,6 @@
 import { formatQueryEvent } from "../domain/event.js"
 import type { ServeHandler } from "../domain/http.js"
-import { resultBlind, type ServeQueryLogger } from "../services/QueryLogger.js"
+import { resultBlind, type ServeQueryLogger } from "../stages/events.js"
 import { startNodeServer } from "./nodeServer.js"
 import type { NodeServerOptions, RunningServer } from "./serverOptions.js"
 import type { ContractPaths } from "../docs/routes.js"

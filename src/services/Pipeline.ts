@@ -35,7 +35,8 @@ import { tracedStages, tracingEnabled } from "../pipeline/tracing.js"
 import { Authenticator, type AuthenticatorService } from "./AuthService.js"
 
 export type { StaticAnswer, StaticRoute } from "../stages/staticRoute.js"
-import { QueryLogger, type ServeQueryLogger } from "./QueryLogger.js"
+import { type ServeQueryLogger } from "../stages/events.js"
+import { QueryLogger } from "./QueryLogger.js"
 import { TenantIsolation, type TenantIsolationService } from "./TenantService.js"
 
 export interface ExecuteOptions {

@@ -1,4 +1,3 @@
-import type { CorsOptions } from "../domain/config.js"
 
 const DEFAULT_METHODS = "GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS"
 const DEFAULT_EXPOSED = "x-request-id,x-ratelimit-limit,x-ratelimit-remaining,x-ratelimit-reset,retry-after,etag"
@@ -139,4 +138,21 @@ export const compileCors = (option: true | CorsOptions | undefined): CorsPlan | 
       return headers
     }
   }
+}
+
+export interface CorsOptions {
+  /**
+   * Allowed origins: `"*"` (default), one origin, a list, or a predicate that returns `true`
+   * (synchronously) for the origins it allows; one that throws refuses that origin.
+   */
+  readonly origin?: string | ReadonlyArray<string> | ((origin: string) => boolean)
+  readonly methods?: ReadonlyArray<string>
+  readonly allowedHeaders?: ReadonlyArray<string>
+  readonly exposedHeaders?: ReadonlyArray<string>
+  /**
+   * Let browsers send cookies and read the answers. Needs an explicit `origin` (not `"*"`):
+   * `defineServe` throws otherwise, since a credentialed wildcard lets any site read the answers.
+   */
+  readonly credentials?: boolean
+  readonly maxAge?: number
 }

@@ -1,14 +1,24 @@
 import { getHeader, type QueryParams, type ServeRequest } from "../domain/http.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import { bodyText } from "./input.js"
-import { canonicalJson, inputSegment } from "../cache/cacheKey.js"
-import type { ResultCacheKey } from "../cache/ResultCacheStore.js"
+import { canonicalJson } from "../domain/canonicalJson.js"
+import { digest } from "../domain/digest.js"
+import type { ResultCacheKey } from "./storedResult.js"
 
 /**
  * Most inputs a cached endpoint remembers, and the longest raw text it remembers one by. Each entry
  * holds its raw text, a copy of the value and its key texts: at most about 2 KiB, so at most about
  * 2 MiB per endpoint.
  */
+/** Inputs up to this long are kept in the key as text (readable in Redis, no hashing); longer ones are digested. */
+const LITERAL_INPUT_MAX = 96
+
+/**
+ * The input part of a key: its canonical text (which holds no `:`, so no input can look like a
+ * scope to an invalidation pattern), or `#` and a digest of it.
+ */
+export const inputSegment = (input: string): string => (input.length > LITERAL_INPUT_MAX ? `#${digest(input)}` : input)
+
 export const INPUT_MEMO_MAX_ENTRIES = 1_000
 export const INPUT_MEMO_MAX_RAW = 512
 

@@ -1,12 +1,11 @@
-import { StoredResult } from "../cache/ResultCacheStore.js"
+import { StoredResult } from "./storedResult.js"
 import { CLIENT_CLOSED_STATUS, ClientClosed } from "../domain/clientClosed.js"
-import type { ServeLifecycleHooks } from "../domain/config.js"
 import type { ServeError } from "../domain/errors.js"
 import type { QueryTransport, ServeQueryEvent } from "../domain/event.js"
 import type { ServeRequest } from "../domain/http.js"
 import { callObserver } from "../domain/observer.js"
 import { TransportRequest } from "../domain/transportRequest.js"
-import type { ServeQueryLogger } from "../services/QueryLogger.js"
+import type { ServeQueryLogger } from "./events.js"
 
 /** The facts of one endpoint execution that events and hooks report. */
 export interface ExecutionRecord {
@@ -199,4 +198,43 @@ export class Lifecycle {
     event.cacheHit = cacheHit
     return event
   }
+}
+
+export interface ServeLifecycleHooks {
+  readonly onRequestStart?: (event: {
+    readonly requestId: string
+    readonly queryKey: string
+    readonly method: string
+    readonly path: string
+    readonly request: ServeRequest
+  }) => void
+  readonly onRequestEnd?: (event: {
+    readonly requestId: string
+    readonly queryKey: string
+    readonly durationMs: number
+    /** The status sent; 499 when the client closed the connection first (nothing was sent). */
+    readonly status: number
+    readonly result: unknown
+  }) => void
+  readonly onError?: (event: {
+    readonly error: unknown
+    readonly queryKey: string
+    readonly requestId: string
+    readonly durationMs: number
+  }) => void
+  /** Authentication failed (401): credentials missing or invalid. */
+  readonly onAuthFailure?: (event: {
+    readonly requestId: string
+    readonly queryKey: string
+    readonly reason: string
+    readonly request: ServeRequest
+  }) => void
+  /** An authenticated caller was refused (403): a missing role, scope or tenant. `required` lists the roles or scopes asked for. */
+  readonly onAuthorizationFailure?: (event: {
+    readonly requestId: string
+    readonly queryKey: string
+    readonly reason: string
+    readonly required: ReadonlyArray<string>
+    readonly request: ServeRequest
+  }) => void
 }

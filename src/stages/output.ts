@@ -1,4 +1,4 @@
-import { StoredResult } from "../cache/ResultCacheStore.js"
+import { StoredResult } from "./storedResult.js"
 import { NotAcceptable } from "../domain/errors.js"
 import { type CompressedBodies, getHeader } from "../domain/http.js"
 import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"

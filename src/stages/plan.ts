@@ -1,11 +1,11 @@
 import { InputMemo } from "./inputMemo.js"
 import type { AnyQueryConfig, AuthStrategy, EndpointInfo, ServeMiddleware } from "../domain/config.js"
 import type { ServeDefinition } from "../config/definition.js"
-import { joinPath } from "../config/definition.js"
+import { joinPath } from "../domain/paths.js"
 import type { HttpMethod } from "../domain/http.js"
 import { type CompiledSchema, compileSchema } from "../domain/schema.js"
 import { compileTenant, type TenantPlan } from "../tenancy/tenantPlan.js"
-import { credentialVary } from "./httpCache.js"
+import { credentialVary } from "./credentialVary.js"
 import type { GuardPlan } from "./guards.js"
 import { type Invoker, toInvoker } from "./invoke.js"
 

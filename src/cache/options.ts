@@ -1,0 +1,15 @@
+import type * as Layer from "effect/Layer"
+import type { ResultCacheStore } from "./ResultCacheStore.js"
+
+/** `resultCache`: options of the server-side result cache. */
+export interface ResultCacheOptions {
+  /**
+   * Where entries live. Default: an LRU in this process, bounded by `maxEntries` and `maxBytes`.
+   * `redisResultCacheStore({ url })` shares them between processes and hosts.
+   */
+  readonly store?: Layer.Layer<ResultCacheStore, unknown>
+  /** Most entries of the default memory store (default 10,000). */
+  readonly maxEntries?: number
+  /** Most bytes of the default memory store (default 64 MiB). */
+  readonly maxBytes?: number
+}

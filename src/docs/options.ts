@@ -1,0 +1,5 @@
+export interface DocsOptions {
+  readonly enabled?: boolean
+  readonly path?: string
+  readonly title?: string
+}
