@@ -6,8 +6,8 @@ import { type MetricsPlan, normalizeMetrics } from "../metrics/options.js"
 import { DEFAULT_BASE_PATH, joinPath } from "../domain/paths.js"
 import type { AuthFailureLimitOptions } from "../auth/options.js"
 import type { CorsOptions } from "../stages/cors.js"
-import type { OpenApiOptions } from "../openapi/options.js"
-import type { DocsOptions } from "../docs/options.js"
+import type { OpenApiPlan } from "../openapi/options.js"
+import type { DocsPlan } from "../docs/options.js"
 import type { ServeConfig } from "./ServeConfig.js"
 import type { HttpMethod } from "../domain/http.js"
 
@@ -33,8 +33,8 @@ export interface ServeDefinition {
   readonly hooks: ServeLifecycleHooks
   readonly cors: true | CorsOptions | undefined
   readonly authFailureLimit: AuthFailureLimitOptions | undefined
-  readonly docs: Required<Pick<DocsOptions, "enabled" | "path">> & DocsOptions
-  readonly openapi: Required<Pick<OpenApiOptions, "enabled" | "path">> & OpenApiOptions
+  readonly docs: DocsPlan
+  readonly openapi: OpenApiPlan
   /** undefined when metrics are off. */
   readonly metrics: MetricsPlan | undefined
   /** The MCP endpoint's options; undefined when it is not served. */

@@ -3,3 +3,6 @@ export interface DocsOptions {
   readonly path?: string
   readonly title?: string
 }
+
+/** `docs` with its defaults applied. */
+export type DocsPlan = Required<Pick<DocsOptions, "enabled" | "path">> & DocsOptions

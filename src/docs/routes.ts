@@ -1,13 +1,23 @@
-import { type ServeDefinition } from "../config/definition.js"
+import type { DocsPlan } from "./options.js"
+import type { OpenApiPlan } from "../openapi/options.js"
 import { joinPath } from "../domain/paths.js"
 import type { DocsOptions } from "./options.js"
 import { buildOpenApiDocument } from "../openapi/document.js"
 import type { ServeEndpoint } from "../openapi/endpoint.js"
-import type { StaticRoute } from "../services/Pipeline.js"
+import type { StaticRoute } from "../stages/staticRoute.js"
 import { buildDocsHtml, SCALAR_SCRIPT_NAME } from "./html.js"
 import { loadScalarScript } from "./scalarScript.js"
 import { andThen, type MaybePromise } from "../domain/maybePromise.js"
 import { answerWithAsset, makeStaticAsset, type StaticAsset } from "./staticAsset.js"
+
+/** What the contract routes read of an API's definition. */
+export interface ContractSettings {
+  readonly basePath: string
+  readonly openapi: OpenApiPlan
+  readonly docs: DocsPlan
+  /** The URL `start()` listens on, once it does: the OpenAPI document's default server. */
+  readonly listening: { readonly url: string | undefined }
+}
 
 // Scalar injects its styles at run time, renders images from data URLs and compiles a WebAssembly
 // module (which needs 'wasm-unsafe-eval', not JavaScript eval); everything else is this origin.
@@ -98,7 +108,7 @@ export interface ContractPaths {
 }
 
 /** Where the contract is published; the page renders the document, so no document means no page. */
-export const contractPaths = (definition: ServeDefinition): ContractPaths => {
+export const contractPaths = (definition: ContractSettings): ContractPaths => {
   const { basePath, openapi, docs } = definition
   if (!openapi.enabled) return { openapi: undefined, docs: undefined }
   return { openapi: joinPath(basePath, openapi.path), docs: docs.enabled ? joinPath(basePath, docs.path) : undefined }
@@ -110,7 +120,7 @@ export const contractPaths = (definition: ServeDefinition): ContractPaths => {
  * the document, so turning the document off turns the page off too.
  */
 export const contractRoutes = (
-  definition: ServeDefinition,
+  definition: ContractSettings,
   endpoints: () => ReadonlyArray<ServeEndpoint>
 ): ReadonlyArray<StaticRoute> => {
   const { openapi, docs, listening } = definition

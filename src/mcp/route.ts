@@ -1,12 +1,17 @@
 import type { EndpointInfo } from "../domain/config.js"
-import { type ServeDefinition } from "../config/definition.js"
+import type { DocsPlan } from "../docs/options.js"
+import type { AuthStrategy } from "../domain/config.js"
+import type { OpenApiPlan } from "../openapi/options.js"
+import type { CorsOptions } from "../stages/cors.js"
+import type { McpPlan } from "./options.js"
 import { joinPath } from "../domain/paths.js"
 import { Forbidden, Unauthorized } from "../domain/errors.js"
 import { getHeader, type ServeRequest } from "../domain/http.js"
 import { andThen } from "../domain/maybePromise.js"
 import { compileCors } from "../stages/cors.js"
 import { assertNestingDepth, bodyText, parseJsonText } from "../stages/input.js"
-import type { PipelineService, StaticAnswer, StaticRoute } from "../services/Pipeline.js"
+import type { PipelineService } from "../services/Pipeline.js"
+import type { StaticAnswer, StaticRoute } from "../stages/staticRoute.js"
 import { makeToolHandlers, type McpScope } from "./handlers.js"
 import { McpServerPool, type McpServerInfo } from "./server.js"
 import { buildCatalogue } from "./tools.js"
@@ -15,10 +20,20 @@ import { buildCatalogue } from "./tools.js"
 const MCP_ROUTE_KEY = "$mcp"
 
 /** Where the MCP endpoint is served; undefined when `mcp` is off. */
-const mcpPath = (definition: ServeDefinition): string | undefined =>
+/** What the MCP route reads of an API's definition; `strategies` grows with `useAuth`. */
+export interface McpSettings {
+  readonly basePath: string
+  readonly mcp: McpPlan | undefined
+  readonly openapi: OpenApiPlan
+  readonly docs: DocsPlan
+  readonly cors: true | CorsOptions | undefined
+  readonly strategies: ReadonlyArray<AuthStrategy>
+}
+
+const mcpPath = (definition: McpSettings): string | undefined =>
   definition.mcp === undefined ? undefined : joinPath(definition.basePath, definition.mcp.path)
 
-const serverInfo = (definition: ServeDefinition): McpServerInfo => {
+const serverInfo = (definition: McpSettings): McpServerInfo => {
   const { mcp, openapi, docs } = definition
   return {
     name: mcp?.name ?? openapi.info?.title ?? openapi.title ?? docs.title ?? "queryserve",
@@ -63,7 +78,7 @@ const loopbackOrigin = (origin: string): boolean => {
  * A rebinding page calls with its own host as Host and Origin, so a same-origin check alone would pass it.
  * Agents and other non-browser clients send no Origin.
  */
-const originCheck = (definition: ServeDefinition): ((request: ServeRequest) => void) => {
+const originCheck = (definition: McpSettings): ((request: ServeRequest) => void) => {
   const cors = compileCors(definition.cors)
   return (request) => {
     const origin = getHeader(request, "origin")
@@ -81,7 +96,7 @@ const originCheck = (definition: ServeDefinition): ((request: ServeRequest) => v
  * messages, and tools run through the pipeline. Only POST is routed, so GET and DELETE get 405: a
  * stateless server has no stream to open and no session to end.
  */
-export const mcpRoutes = (definition: ServeDefinition, pipeline: () => PipelineService): ReadonlyArray<StaticRoute> => {
+export const mcpRoutes = (definition: McpSettings, pipeline: () => PipelineService): ReadonlyArray<StaticRoute> => {
   const path = mcpPath(definition)
   if (path === undefined) return []
   // What the global strategies see as the endpoint when they authenticate an MCP request.

@@ -5,7 +5,7 @@ import { getHeader, type ServeRequest } from "../domain/http.js"
 import type { MaybePromise } from "../domain/maybePromise.js"
 import { bodyText } from "../stages/input.js"
 import { serializeJson } from "../stages/output.js"
-import type { StaticAnswer } from "../services/Pipeline.js"
+import type { StaticAnswer } from "../stages/staticRoute.js"
 import { withUnabortableRequests } from "./directAbort.js"
 import { encodedResult, type McpScope, type ToolHandlers, type ToolResult } from "./handlers.js"
 

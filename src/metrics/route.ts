@@ -1,10 +1,9 @@
-import type { EndpointInfo } from "../domain/config.js"
-import type { ServeDefinition } from "../config/definition.js"
+import type { AuthStrategy, EndpointInfo } from "../domain/config.js"
 import type { MetricsPlan } from "./options.js"
 import { andThen } from "../domain/maybePromise.js"
 import { type GuardPlan, runGuards } from "../stages/guards.js"
 import type { AuthenticatorService } from "../services/AuthService.js"
-import type { StaticRoute } from "../services/Pipeline.js"
+import type { StaticRoute } from "../stages/staticRoute.js"
 import type { MetricsScrape, MetricsService } from "./service.js"
 
 /** The `endpoint.key` strategies see when they authenticate a scrape. */
@@ -22,12 +21,12 @@ const answer = (scrape: MetricsScrape) => ({
  * compile, so strategies added with `useAuth` guard it too.
  */
 export const metricsRoute = (
-  definition: ServeDefinition,
+  globalStrategies: ReadonlyArray<AuthStrategy>,
   plan: MetricsPlan,
   metrics: MetricsService,
   authenticator: AuthenticatorService
 ): StaticRoute => {
-  const strategies = plan.public ? [] : [...definition.strategies]
+  const strategies = plan.public ? [] : [...globalStrategies]
   const guard: GuardPlan = {
     requiresAuth: strategies.length > 0 || plan.roles.length > 0,
     requiredRoles: plan.roles,

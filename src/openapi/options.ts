@@ -25,3 +25,6 @@ export interface OpenApiOptions {
     readonly externalDocs?: { readonly url: string; readonly description?: string }
   }>
 }
+
+/** `openapi` with its defaults applied. */
+export type OpenApiPlan = Required<Pick<OpenApiOptions, "enabled" | "path">> & OpenApiOptions

@@ -5,7 +5,9 @@ import type { ServeConfig } from "../config/ServeConfig.js"
 import { normalizeConfig, type ServeDefinition } from "../config/definition.js"
 import { Metrics } from "../metrics/Metrics.js"
 import { Authenticator, strategyChain } from "../services/AuthService.js"
-import { Pipeline, type StaticRoute } from "../services/Pipeline.js"
+import type { Pipeline } from "../services/Pipeline.js"
+import { makePipelineLayer } from "./Pipeline.js"
+import { type StaticRoute } from "../stages/staticRoute.js"
 import { type ServeQueryLogger } from "../stages/events.js"
 import { QueryLogger } from "../services/QueryLogger.js"
 import { TenantIsolation, tenantIsolation } from "../services/TenantService.js"
@@ -41,7 +43,7 @@ export const makeServeLayer = (
   const services = added.length === 0
     ? defaultServices(logger)
     : Layer.merge(defaultServices(logger), added.reduce((merged, layer) => Layer.merge(merged, layer)))
-  return Pipeline.layer(definition, staticRoutes).pipe(Layer.provideMerge(services))
+  return makePipelineLayer(definition, staticRoutes).pipe(Layer.provideMerge(services))
 }
 
 /**
@@ -50,4 +52,4 @@ export const makeServeLayer = (
  */
 export const pipelineLayer = (
   config: ServeConfig<ServeQueriesMap, never, never>
-): Layer.Layer<Pipeline, never, Services> => Pipeline.layer(normalizeConfig(config))
+): Layer.Layer<Pipeline, never, Services> => makePipelineLayer(normalizeConfig(config))

@@ -4,21 +4,11 @@ import type { ServeDefinition } from "../config/definition.js"
 import { andThen, isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
 import type { AuthenticatorService } from "../services/AuthService.js"
 import type { TenantIsolationService } from "../services/TenantService.js"
-import type { RequestContext } from "../stages/context.js"
+import type { PresetInputs, RequestContext } from "../stages/context.js"
 import { runGuards } from "../stages/guards.js"
 import { readInput } from "../stages/input.js"
 import type { ContextHandler } from "../stages/middleware.js"
 import type { EndpointPlan } from "../stages/plan.js"
-
-/** What a caller other than an endpoint's own route (in-process `execute`, an MCP tool call) supplies instead of reading the request. */
-export interface PresetInputs {
-  /** The input to validate; the request's query string and body are not read. */
-  readonly input?: unknown
-  /** Merged into `ctx`. */
-  readonly context?: Readonly<Record<string, unknown>>
-  /** The caller, already authenticated; undefined runs the endpoint's strategies on the request. */
-  readonly auth?: ServeAuthContext | null
-}
 
 /**
  * The stages between routing and the middleware chain, one function each, in the documented processing order.

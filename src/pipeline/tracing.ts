@@ -7,7 +7,8 @@ import type { RequestContext } from "../stages/context.js"
 import { type EffectFibers, makeEffectRunner } from "../stages/invoke.js"
 import { composeMiddlewares } from "../stages/middleware.js"
 import type { EndpointPlan } from "../stages/plan.js"
-import type { PresetInputs, StageSteps } from "./spine.js"
+import type { StageSteps } from "./spine.js"
+import type { PresetInputs } from "../stages/context.js"
 
 /** `config.tracing`: true or false forces stage spans on or off; undefined follows the tracer (see `tracingEnabled`). */
 export class StageTracing extends Context.Reference<StageTracing>()("queryserve/StageTracing", {

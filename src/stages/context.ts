@@ -69,3 +69,13 @@ export class RequestContext {
     return ctx as unknown as RequestContext
   }
 }
+
+/** What a caller other than an endpoint's own route (in-process `execute`, an MCP tool call) supplies instead of reading the request. */
+export interface PresetInputs {
+  /** The input to validate; the request's query string and body are not read. */
+  readonly input?: unknown
+  /** Merged into `ctx`. */
+  readonly context?: Readonly<Record<string, unknown>>
+  /** The caller, already authenticated; undefined runs the endpoint's strategies on the request. */
+  readonly auth?: ServeAuthContext | null
+}

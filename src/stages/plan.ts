@@ -1,13 +1,10 @@
-import { InputMemo } from "./inputMemo.js"
+import type { InputMemo } from "./inputMemo.js"
 import type { AnyQueryConfig, AuthStrategy, EndpointInfo, ServeMiddleware } from "../domain/config.js"
-import type { ServeDefinition } from "../config/definition.js"
-import { joinPath } from "../domain/paths.js"
 import type { HttpMethod } from "../domain/http.js"
-import { type CompiledSchema, compileSchema } from "../domain/schema.js"
-import { compileTenant, type TenantPlan } from "../tenancy/tenantPlan.js"
-import { credentialVary } from "./credentialVary.js"
+import type { CompiledSchema } from "../domain/schema.js"
+import type { TenantPlan } from "../tenancy/tenantPlan.js"
 import type { GuardPlan } from "./guards.js"
-import { type Invoker, toInvoker } from "./invoke.js"
+import type { Invoker } from "./invoke.js"
 
 /** Everything a request to one endpoint needs, computed once at define time. */
 export interface EndpointPlan extends GuardPlan {
@@ -33,98 +30,11 @@ export interface EndpointPlan extends GuardPlan {
   readonly inputMemo: InputMemo | undefined
 }
 
-const toList = <A>(value: A | ReadonlyArray<A> | null | undefined): ReadonlyArray<A> =>
-  value === undefined || value === null ? [] : Array.isArray(value) ? (value as ReadonlyArray<A>) : [value as A]
-
-const isPublicConfig = (config: AnyQueryConfig): boolean => config.auth === null || config.requiresAuth === false
-
-/**
- * The endpoint's tenant config merged over the global one, or undefined when it is not tenant-scoped.
- * A public endpoint has no caller to take a tenant from: it is scoped only by a tenant config of its own.
- * Throws on a config that cannot work (see `compileTenant`).
- */
-const endpointTenant = (definition: ServeDefinition, key: string, config: AnyQueryConfig): TenantPlan | undefined =>
-  config.tenant === false || (config.tenant === undefined && (isPublicConfig(config) || definition.tenant === undefined))
-    ? undefined
-    : compileTenant(`query "${key}"`, config.tenant, definition.tenant)
-
-/** Throws, with what to change, on a tenant config that would fail or leak at request time. */
-export const checkTenantConfigs = (definition: ServeDefinition): void => {
-  if (definition.tenant !== undefined) compileTenant("the global tenant config", undefined, definition.tenant)
-  for (const [key, config] of definition.queries) endpointTenant(definition, key, config)
-}
-
-/** `Vary` of an answer that depends on the caller's `credentials` headers ("" for one that does not). */
-const answerVary = (credentials: string): EndpointPlan["vary"] => ({
-  fixed: credentials,
-  negotiated: credentials === "" ? "Accept" : `Accept, ${credentials}`
-})
-
-export const compileEndpoint = (definition: ServeDefinition, key: string, config: AnyQueryConfig): EndpointPlan => {
-  const isPublic = isPublicConfig(config)
-  const ownStrategies = toList(config.auth as AuthStrategy | ReadonlyArray<AuthStrategy> | null | undefined)
-  const strategies = isPublic ? [] : [...ownStrategies, ...definition.strategies]
-  const requiredRoles = config.requiredRoles ?? []
-  const requiredScopes = config.requiredScopes ?? []
-  const requiresAuth = config.requiresAuth ??
-    (!isPublic && (strategies.length > 0 || requiredRoles.length > 0 || requiredScopes.length > 0))
-  const tenant = endpointTenant(definition, key, config)
-  const credentials = credentialVary(strategies)
-  const resultCached = definition.resultCache !== undefined && config.cacheTtlMs !== undefined && config.cacheTtlMs !== null && config.cacheTtlMs > 0
-  const info: EndpointInfo = {
-    key,
-    name: config.name ?? key,
-    path: joinPath(definition.basePath, key),
-    method: config.method ?? "GET",
-    requiresAuth,
-    requiredRoles,
-    requiredScopes,
-    summary: config.summary,
-    description: config.description,
-    tags: config.tags ?? [],
-    cacheTtlMs: config.cacheTtlMs ?? null,
-    custom: config.custom
-  }
-  return {
-    info,
-    config,
-    strategies,
-    requiresAuth,
-    requiredRoles,
-    requiredScopes,
-    tenant,
-    countsAuthFailures: definition.authFailureLimit !== undefined && strategies.length > 0,
-    credentialVary: credentials,
-    vary: answerVary(requiresAuth || tenant !== undefined ? (credentials ?? "") : ""),
-    input: compileSchema(config.inputSchema, "input"),
-    output: compileSchema(config.outputSchema, "output"),
-    middlewares: [...definition.middlewares, ...((config.middlewares ?? []) as ReadonlyArray<ServeMiddleware>)],
-    invoke: toInvoker(config.query),
-    resultCached,
-    inputMemo: resultCached ? new InputMemo() : undefined
-  }
-}
-
 /** One route: the endpoint's own, or an extra one added with `builder.route`. */
 export interface RoutePlan {
   readonly method: HttpMethod
   readonly path: string
   readonly endpoint: EndpointPlan
-}
-
-export const compileRoutes = (definition: ServeDefinition): ReadonlyArray<RoutePlan> => {
-  const plans = new Map<string, EndpointPlan>()
-  for (const [key, config] of definition.queries) plans.set(key, compileEndpoint(definition, key, config))
-  const routes: Array<RoutePlan> = []
-  for (const endpoint of plans.values()) {
-    routes.push({ method: endpoint.info.method, path: endpoint.info.path, endpoint })
-  }
-  for (const route of definition.routes) {
-    const endpoint = plans.get(route.key)
-    if (endpoint === undefined) throw new Error(`route(): no query named "${route.key}"`)
-    routes.push({ method: route.method, path: route.path, endpoint })
-  }
-  return routes
 }
 
 export type { HttpMethod }
