@@ -5,7 +5,7 @@ import { clientAddress, type ServeRequest, trustedHopCount } from "../domain/htt
 import { isPromiseLike } from "../domain/maybePromise.js"
 import { makeMemoryRateLimitStore, type MemoryRateLimitStore } from "../services/memoryRateLimitStore.js"
 import { DEFAULT_STORE_TIMEOUT_MS, withDeadline } from "../domain/storeDeadline.js"
-import type { AuthenticatorService } from "../services/AuthService.js"
+import type { AuthServiceShape } from "../services/AuthService.js"
 import type { RateLimitStoreService } from "../services/RateLimitStore.js"
 
 /** Throws, with what to change, on options that could not work. */
@@ -35,14 +35,17 @@ const isAuthFailure = (error: ServeError): boolean =>
 class AuthFailureGuard {
   private readonly local: MemoryRateLimitStore = makeMemoryRateLimitStore()
   private readonly shared: RateLimitStoreService | undefined
+  /** In the API's store, beside its rate limits, the counts of this guard are kept under their own prefix. */
+  private readonly sharedPrefix: string
   private readonly trustedHops: number
   private readonly storeTimeoutMs: number
   private storeFailing = false
   private warnedNoAddress = false
 
-  constructor(private readonly options: AuthFailureLimitOptions) {
+  constructor(private readonly options: AuthFailureLimitOptions, apiStore: RateLimitStoreService | undefined) {
     checkAuthFailureLimit(options)
-    this.shared = options.store
+    this.shared = options.store ?? apiStore
+    this.sharedPrefix = options.store === undefined ? "af:" : ""
     this.trustedHops = trustedHopCount(options.trustProxy)
     this.storeTimeoutMs = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS
   }
@@ -65,8 +68,8 @@ class AuthFailureGuard {
     this.local.increment(address, this.options.windowMs)
     if (this.shared === undefined) return
     try {
-      const count = this.shared.increment(address, this.options.windowMs)
-      const ttlMs = this.shared.getTtl(address)
+      const count = this.shared.increment(this.sharedPrefix + address, this.options.windowMs)
+      const ttlMs = this.shared.getTtl(this.sharedPrefix + address)
       if (!isPromiseLike(count) && !isPromiseLike(ttlMs)) return this.learned(address, count, ttlMs)
       withDeadline(Promise.all([count, ttlMs]), this.storeTimeoutMs, `The auth-failure store did not answer within ${this.storeTimeoutMs} ms`)
         .then(([count, ttlMs]) => this.learned(address, count, ttlMs), (error: unknown) => this.storeFailed(error))
@@ -107,11 +110,12 @@ class AuthFailureGuard {
  * routes that authenticate, so public endpoints are neither checked nor counted.
  */
 export const limitAuthFailures = (
-  authenticator: AuthenticatorService,
-  options: AuthFailureLimitOptions | undefined
-): AuthenticatorService => {
+  authenticator: AuthServiceShape,
+  options: AuthFailureLimitOptions | undefined,
+  apiStore?: RateLimitStoreService
+): AuthServiceShape => {
   if (options === undefined) return authenticator
-  const guard = new AuthFailureGuard(options)
+  const guard = new AuthFailureGuard(options, apiStore)
   // At most one failure per HTTP request, and none for a refusal by strategies that accepted its
   // credentials: an MCP request authenticates for itself, then for each tool it lists or calls (each
   // endpoint's strategies, told that endpoint), all with the same credentials. A global key refused
@@ -147,7 +151,7 @@ export const limitAuthFailures = (
     authenticate: (strategies, request, endpoint) => {
       if (strategies.length === 0) return authenticator.authenticate(strategies, request, endpoint)
       guard.admit(request)
-      let caller: ReturnType<AuthenticatorService["authenticate"]>
+      let caller: ReturnType<AuthServiceShape["authenticate"]>
       try {
         caller = authenticator.authenticate(strategies, request, endpoint)
       } catch (thrown) {

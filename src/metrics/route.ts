@@ -2,7 +2,7 @@ import type { AuthStrategy, EndpointInfo } from "../domain/config.js"
 import type { MetricsPlan } from "./options.js"
 import { andThen } from "../domain/maybePromise.js"
 import { type GuardPlan, runGuards } from "../stages/guards.js"
-import type { AuthenticatorService } from "../services/AuthService.js"
+import type { AuthServiceShape } from "../services/AuthService.js"
 import type { StaticRoute } from "../stages/staticRoute.js"
 import type { MetricsScrape, MetricsService } from "./service.js"
 
@@ -24,7 +24,7 @@ export const metricsRoute = (
   globalStrategies: ReadonlyArray<AuthStrategy>,
   plan: MetricsPlan,
   metrics: MetricsService,
-  authenticator: AuthenticatorService
+  authenticator: AuthServiceShape
 ): StaticRoute => {
   const strategies = plan.public ? [] : [...globalStrategies]
   const guard: GuardPlan = {

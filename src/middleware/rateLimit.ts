@@ -15,7 +15,11 @@ export interface RateLimitOptions {
   readonly max?: number
   /** The key a request counts against; null or undefined exempts the request. Default: the client address. */
   readonly keyBy?: (ctx: ServeContext) => string | null | undefined
-  /** Where counts live. Default: a memory store of this middleware; a Redis store shares limits across processes. */
+  /**
+   * Where counts live. Default: the API's `RateLimitStore` service (a memory store per API, or the
+   * store a `layer` in the config provides, e.g. `redisRateLimitStoreLayer`); a Redis store shares
+   * limits across processes.
+   */
   readonly store?: RateLimitStoreService
   /**
    * Proxies in front of the server whose `X-Forwarded-For` entries are believed: `true` is one.
@@ -54,11 +58,43 @@ const checkRateLimit = (max: number, windowMs: number): void => {
  * `-Remaining` and `-Reset` (seconds until the window ends); over the limit it answers 429
  * RATE_LIMITED with `Retry-After`. Throws a TypeError when `max` or `windowMs` could not work.
  */
+/**
+ * On a `rateLimit()` given no store: binds it to a store. The pipeline calls it with its API's
+ * `RateLimitStore` when it compiles an endpoint; the same store always gives the same middleware.
+ */
+const BIND_STORE = Symbol("queryserve.rateLimit.bindStore")
+
+type StoreBindable = DocumentedMiddleware & { readonly [BIND_STORE]?: (store: RateLimitStoreService) => DocumentedMiddleware }
+
+/** A middleware as it runs for an API whose RateLimitStore is `store`. */
+export const withApiStore = (middleware: ServeMiddleware, store: RateLimitStoreService): ServeMiddleware =>
+  (middleware as StoreBindable)[BIND_STORE]?.(store) ?? middleware
+
+// Each storeless rateLimit() counts under its own prefix in the shared store; the n-th one of a
+// program is the n-th in each of its processes, so processes on one Redis count together.
+let storelessLimiters = 0
+
 export const rateLimit = (options: RateLimitOptions = {}): DocumentedMiddleware => {
   const windowMs = options.windowMs ?? 60_000
   const max = options.max ?? 100
   checkRateLimit(max, windowMs)
-  const store = options.store ?? makeMemoryRateLimitStore()
+  if (options.store !== undefined) return limiter(options, options.store, "")
+  const prefix = `rl${++storelessLimiters}:`
+  const bound = new WeakMap<RateLimitStoreService, DocumentedMiddleware>()
+  const bindStore = (store: RateLimitStoreService): DocumentedMiddleware => {
+    let middleware = bound.get(store)
+    if (middleware === undefined) bound.set(store, (middleware = limiter(options, store, prefix)))
+    return middleware
+  }
+  // Run outside a pipeline (called by hand), it counts in a memory store of its own.
+  let own: DocumentedMiddleware | undefined
+  const unbound: ServeMiddleware = (ctx, next) => (own ??= limiter(options, makeMemoryRateLimitStore(), ""))(ctx, next)
+  return Object.assign(unbound, { errorStatuses: [429], responseHeaders: RATE_LIMIT_HEADERS, [BIND_STORE]: bindStore })
+}
+
+const limiter = (options: RateLimitOptions, store: RateLimitStoreService, prefix: string): DocumentedMiddleware => {
+  const windowMs = options.windowMs ?? 60_000
+  const max = options.max ?? 100
   const trustedHops = trustedHopCount(options.trustProxy)
   const keyBy = options.keyBy ?? ((ctx: ServeContext) => clientAddress(ctx.request, trustedHops) ?? "unknown")
   const failOpen = options.failOpen ?? true
@@ -104,7 +140,7 @@ export const rateLimit = (options: RateLimitOptions = {}): DocumentedMiddleware 
     if (key === null || key === undefined) return next()
     let state: MaybePromise<WindowState>
     try {
-      state = hit(key)
+      state = hit(prefix + key)
     } catch (error) {
       return storeFailed(error, next)
     }

@@ -34,15 +34,18 @@ import { normalizePath, respelledPath, Router } from "../stages/router.js"
 import { EndpointStages, makeStageSteps } from "./spine.js"
 import { tracedStages, tracingEnabled } from "./tracing.js"
 import { type CallOptions, Pipeline, type PipelineService } from "../services/Pipeline.js"
-import { Authenticator, type AuthenticatorService } from "../services/AuthService.js"
+import { AuthService, type AuthServiceShape } from "../services/AuthService.js"
 
 import { type ServeQueryLogger } from "../stages/events.js"
 import { QueryLogger } from "../services/QueryLogger.js"
-import { TenantIsolation, type TenantIsolationService } from "../services/TenantService.js"
+import { RateLimitStore, type RateLimitStoreService } from "../services/RateLimitStore.js"
+import { TenantService, type TenantServiceShape } from "../services/TenantService.js"
 
 interface Stages {
-  readonly authenticator: AuthenticatorService
-  readonly tenants: TenantIsolationService
+  readonly authenticator: AuthServiceShape
+  readonly tenants: TenantServiceShape
+  /** Where rate limits without a store of their own count. */
+  readonly rateLimitStore: RateLimitStoreService
   readonly lifecycle: Lifecycle
   /** Where the Effects run; once `closing`, every request is refused. */
   readonly fibers: EffectFibers
@@ -79,7 +82,7 @@ export const makePipeline = (
 
   const compile = (): void => {
     const next = new Router<RouteTarget>()
-    const plans = compileRoutes(definition)
+    const plans = compileRoutes(definition, stages.rateLimitStore)
     byKey.clear()
     const getRoutes: Array<{ readonly path: string; readonly endpoint: CompiledEndpoint }> = []
     for (const route of plans) {
@@ -292,13 +295,14 @@ export const refusedExecution = (): Error => toThrowable(shuttingDown)
 export const makePipelineLayer = (
   definition: ServeDefinition,
   staticRoutes: () => ReadonlyArray<StaticRoute> = () => []
-): Layer.Layer<Pipeline, never, Authenticator | TenantIsolation | QueryLogger> =>
+): Layer.Layer<Pipeline, never, AuthService | TenantService | QueryLogger | RateLimitStore> =>
   Layer.scoped(
     Pipeline,
     Effect.gen(function*() {
       // Every route that authenticates (endpoints, MCP, metrics) counts failures and refuses used-up addresses.
-      const authenticator = limitAuthFailures(yield* Authenticator, definition.authFailureLimit)
-      const tenants = yield* TenantIsolation
+      const rateLimitStore = yield* RateLimitStore
+      const authenticator = limitAuthFailures(yield* AuthService, definition.authFailureLimit, rateLimitStore)
+      const tenants = yield* TenantService
       const logger: ServeQueryLogger = yield* QueryLogger
       // Finalizers run in reverse: the flag (no request starts), then the running Effects are interrupted
       // and awaited, then what they added to the Scope they see is released; the services come after.
@@ -322,6 +326,7 @@ export const makePipelineLayer = (
         {
           authenticator,
           tenants,
+          rateLimitStore,
           lifecycle: new Lifecycle(logger, definition.hooks),
           fibers,
           runEffect: makeEffectRunner(runtime, fibers),

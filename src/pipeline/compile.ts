@@ -1,6 +1,8 @@
 import type { ServeDefinition } from "../config/definition.js"
 import type { AnyQueryConfig, AuthStrategy, EndpointInfo, ServeMiddleware } from "../domain/config.js"
 import { joinPath } from "../domain/paths.js"
+import { withApiStore } from "../middleware/rateLimit.js"
+import type { RateLimitStoreService } from "../services/RateLimitStore.js"
 import { compileSchema } from "../domain/schema.js"
 import { credentialVary } from "../stages/credentialVary.js"
 import { InputMemo } from "../stages/inputMemo.js"
@@ -35,7 +37,13 @@ const answerVary = (credentials: string): EndpointPlan["vary"] => ({
   negotiated: credentials === "" ? "Accept" : `Accept, ${credentials}`
 })
 
-export const compileEndpoint = (definition: ServeDefinition, key: string, config: AnyQueryConfig): EndpointPlan => {
+/** `rateLimitStore`: the API's RateLimitStore, where its middlewares without a store of their own count. */
+export const compileEndpoint = (
+  definition: ServeDefinition,
+  key: string,
+  config: AnyQueryConfig,
+  rateLimitStore: RateLimitStoreService
+): EndpointPlan => {
   const isPublic = isPublicConfig(config)
   const ownStrategies = toList(config.auth as AuthStrategy | ReadonlyArray<AuthStrategy> | null | undefined)
   const strategies = isPublic ? [] : [...ownStrategies, ...definition.strategies]
@@ -73,16 +81,18 @@ export const compileEndpoint = (definition: ServeDefinition, key: string, config
     vary: answerVary(requiresAuth || tenant !== undefined ? (credentials ?? "") : ""),
     input: compileSchema(config.inputSchema, "input"),
     output: compileSchema(config.outputSchema, "output"),
-    middlewares: [...definition.middlewares, ...((config.middlewares ?? []) as ReadonlyArray<ServeMiddleware>)],
+    middlewares: [...definition.middlewares, ...((config.middlewares ?? []) as ReadonlyArray<ServeMiddleware>)].map((middleware) =>
+      withApiStore(middleware, rateLimitStore)
+    ),
     invoke: toInvoker(config.query),
     resultCached,
     inputMemo: resultCached ? new InputMemo() : undefined
   }
 }
 
-export const compileRoutes = (definition: ServeDefinition): ReadonlyArray<RoutePlan> => {
+export const compileRoutes = (definition: ServeDefinition, rateLimitStore: RateLimitStoreService): ReadonlyArray<RoutePlan> => {
   const plans = new Map<string, EndpointPlan>()
-  for (const [key, config] of definition.queries) plans.set(key, compileEndpoint(definition, key, config))
+  for (const [key, config] of definition.queries) plans.set(key, compileEndpoint(definition, key, config, rateLimitStore))
   const routes: Array<RoutePlan> = []
   for (const endpoint of plans.values()) {
     routes.push({ method: endpoint.info.method, path: endpoint.info.path, endpoint })

@@ -1,31 +1,44 @@
 import { copyKnown, type InputMemo } from "../stages/inputMemo.js"
-import type { ServeAuthContext } from "../domain/config.js"
+
 import type { ServeDefinition } from "../config/definition.js"
 import { andThen, isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
-import type { AuthenticatorService } from "../services/AuthService.js"
-import type { TenantIsolationService } from "../services/TenantService.js"
+import type { AuthServiceShape } from "../services/AuthService.js"
+import type { TenantServiceShape } from "../services/TenantService.js"
 import type { PresetInputs, RequestContext } from "../stages/context.js"
 import { runGuards } from "../stages/guards.js"
 import { readInput } from "../stages/input.js"
 import type { ContextHandler } from "../stages/middleware.js"
 import type { EndpointPlan } from "../stages/plan.js"
 
-/**
- * The stages between routing and the middleware chain, one function each, in the documented processing order.
- * `EndpointStages` chains them directly; the traced runner (tracing.ts) runs each in its own span.
- */
+/** One stage between routing and the middleware chain: it reads `ctx` and writes its result there. */
+type Step = (plan: EndpointPlan, ctx: RequestContext, preset: PresetInputs | undefined) => MaybePromise<void>
+
+/** The stages between routing and the middleware chain, one function each (see `STAGES` for their order). */
 export interface StageSteps {
-  /** The caller: the strategies in order, or the `auth` a preset carries. */
-  authenticate(plan: EndpointPlan, ctx: RequestContext, preset: PresetInputs | undefined): MaybePromise<ServeAuthContext | null>
+  /** The caller onto `ctx.auth`: the strategies in order, or the `auth` a preset carries. */
+  readonly authenticate: Step
   /** requireAuth, then roles, then scopes, against `ctx.auth`. */
-  authorize(plan: EndpointPlan, ctx: RequestContext): void
+  readonly authorize: Step
   /** The caller's tenant id onto `ctx.tenantId`. */
-  isolateTenant(plan: EndpointPlan, ctx: RequestContext): void
-  /** The decoded input, read from the request (or preset). */
-  validate(plan: EndpointPlan, ctx: RequestContext, preset: PresetInputs | undefined): MaybePromise<unknown>
+  readonly isolateTenant: Step
+  /** The decoded input onto `ctx.input`, read from the request (or preset). */
+  readonly validate: Step
   /** The context factory's values merged into `ctx`, tenant-scoped with auto-inject. */
-  provideContext(plan: EndpointPlan, ctx: RequestContext, preset: PresetInputs | undefined): MaybePromise<void>
+  readonly provideContext: Step
 }
+
+/**
+ * The order of an endpoint request's stages after routing, written once: the plain runner
+ * (`EndpointStages`) calls them in this order, the traced one (tracing.ts) runs each in a span of this
+ * name. After them comes the answer: middlewares, the result cache, the handler, output encoding.
+ */
+export const STAGES: ReadonlyArray<{ readonly name: string; readonly step: keyof StageSteps }> = [
+  { name: "authenticate", step: "authenticate" },
+  { name: "guards", step: "authorize" },
+  { name: "tenant", step: "isolateTenant" },
+  { name: "validate", step: "validate" },
+  { name: "context", step: "provideContext" }
+]
 
 const decodeRequest = (plan: EndpointPlan, ctx: RequestContext): MaybePromise<unknown> =>
   plan.input.decode(readInput(ctx.request.method, ctx.request, plan.input.coerce))
@@ -50,8 +63,8 @@ const NO_VALUES: Readonly<Record<string, unknown>> = {}
 
 export const makeStageSteps = (
   definition: ServeDefinition,
-  authenticator: AuthenticatorService,
-  tenants: TenantIsolationService
+  authenticator: AuthServiceShape,
+  tenants: TenantServiceShape
 ): StageSteps => {
   const contextValues = (
     ctx: RequestContext,
@@ -67,15 +80,26 @@ export const makeStageSteps = (
   return {
     authenticate: (plan, ctx, preset) => {
       const auth = preset?.auth
-      return auth !== undefined ? auth : authenticator.authenticate(plan.strategies, ctx.request, plan.info)
+      if (auth !== undefined) {
+        ctx.auth = auth
+        return
+      }
+      const caller = authenticator.authenticate(plan.strategies, ctx.request, plan.info)
+      if (isPromiseLike(caller)) return caller.then((resolved) => void (ctx.auth = resolved))
+      ctx.auth = caller
     },
     authorize: (plan, ctx) => runGuards(plan, ctx.auth),
     isolateTenant: (plan, ctx) => {
       if (plan.tenant !== undefined) ctx.tenantId = tenants.resolve(plan.tenant, ctx.auth)
     },
     validate: (plan, ctx, preset) => {
-      if (preset !== undefined) return plan.input.decode(preset.input)
-      return plan.inputMemo === undefined ? decodeRequest(plan, ctx) : validateRemembered(plan, plan.inputMemo, ctx)
+      const input = preset !== undefined
+        ? plan.input.decode(preset.input)
+        : plan.inputMemo === undefined
+        ? decodeRequest(plan, ctx)
+        : validateRemembered(plan, plan.inputMemo, ctx)
+      if (isPromiseLike(input)) return input.then((decoded) => void (ctx.input = decoded))
+      ctx.input = input
     },
     provideContext: (plan, ctx, preset) => {
       const tenant = plan.tenant
@@ -110,26 +134,18 @@ export class EndpointStages {
   ) {}
 
   run(ctx: RequestContext, preset: PresetInputs | undefined): MaybePromise<unknown> {
-    const caller = this.steps.authenticate(this.plan, ctx, preset)
-    return isPromiseLike(caller)
-      ? caller.then((resolved) => this.afterAuthentication(ctx, preset, resolved))
-      : this.afterAuthentication(ctx, preset, caller)
+    return this.runFrom(0, ctx, preset)
   }
 
-  private afterAuthentication(ctx: RequestContext, preset: PresetInputs | undefined, caller: ServeAuthContext | null) {
-    ctx.auth = caller
-    this.steps.authorize(this.plan, ctx)
-    this.steps.isolateTenant(this.plan, ctx)
-    const input = this.steps.validate(this.plan, ctx, preset)
-    return isPromiseLike(input)
-      ? input.then((decoded) => this.afterValidation(ctx, preset, decoded))
-      : this.afterValidation(ctx, preset, input)
-  }
-
-  private afterValidation(ctx: RequestContext, preset: PresetInputs | undefined, input: unknown): MaybePromise<unknown> {
-    ctx.input = input
-    const provided = this.steps.provideContext(this.plan, ctx, preset)
-    return provided === undefined ? this.runChain(ctx) : andThen(provided, () => this.runChain(ctx))
+  private runFrom(first: number, ctx: RequestContext, preset: PresetInputs | undefined): MaybePromise<unknown> {
+    for (let i = first; i < STAGES.length; i++) {
+      const done = this.steps[STAGES[i]!.step](this.plan, ctx, preset)
+      if (isPromiseLike(done)) {
+        const next = i + 1
+        return done.then(() => this.runFrom(next, ctx, preset))
+      }
+    }
+    return this.runChain(ctx)
   }
 
   private runChain(ctx: RequestContext): MaybePromise<unknown> {

@@ -3,12 +3,11 @@ import * as Effect from "effect/Effect"
 import type { EndpointCache } from "../cache/resultCache.js"
 import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
 import { TransportRequest } from "../domain/transportRequest.js"
-import type { RequestContext } from "../stages/context.js"
+import type { PresetInputs, RequestContext } from "../stages/context.js"
 import { type EffectFibers, makeEffectRunner } from "../stages/invoke.js"
 import { composeMiddlewares } from "../stages/middleware.js"
 import type { EndpointPlan } from "../stages/plan.js"
-import type { StageSteps } from "./spine.js"
-import type { PresetInputs } from "../stages/context.js"
+import { STAGES, type StageSteps } from "./spine.js"
 
 /** `config.tracing`: true or false forces stage spans on or off; undefined follows the tracer (see `tracingEnabled`). */
 export class StageTracing extends Context.Reference<StageTracing>()("queryserve/StageTracing", {
@@ -79,17 +78,8 @@ export const tracedStages = (
       return fromStep(() => composeMiddlewares(plan.middlewares, () => runEffect(answer, ctx.signal))(ctx.asServeContext()))
     })
   )
-  return span("authenticate", fromStep(() => steps.authenticate(plan, ctx, preset))).pipe(
-    Effect.flatMap((caller) => {
-      ctx.auth = caller
-      return span("guards", fromStep(() => steps.authorize(plan, ctx)))
-    }),
-    Effect.zipRight(span("tenant", fromStep(() => steps.isolateTenant(plan, ctx)))),
-    Effect.zipRight(span("validate", fromStep(() => steps.validate(plan, ctx, preset)))),
-    Effect.flatMap((input) => {
-      ctx.input = input
-      return span("context", fromStep(() => steps.provideContext(plan, ctx, preset)))
-    }),
+  const stages = Effect.forEach(STAGES, ({ name, step }) => span(name, fromStep(() => steps[step](plan, ctx, preset))), { discard: true })
+  return stages.pipe(
     Effect.zipRight(chain),
     // A middleware's own answer on a cached endpoint never reached the cache stage, which encodes (see EndpointStages).
     Effect.flatMap((result) => (cache === undefined || ctx.cacheStatus === undefined ? encode(result) : Effect.succeed(result))),

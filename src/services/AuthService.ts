@@ -5,7 +5,7 @@ import { Unauthorized, isServeError } from "../domain/errors.js"
 import type { ServeRequest } from "../domain/http.js"
 import { type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
 
-export interface AuthenticatorService {
+export interface AuthServiceShape {
   /**
    * Runs `strategies` in order; the first non-null caller wins. Resolves null when none found
    * credentials (the guards decide whether that is allowed). A strategy that throws means the
@@ -53,12 +53,19 @@ const runFrom = (
   return null
 }
 
-export const strategyChain: AuthenticatorService = {
+export const strategyChain: AuthServiceShape = {
   authenticate: (strategies, request, endpoint) =>
     strategies.length === 0 ? null : runFrom(strategies, 0, { request, endpoint })
 }
 
-export class Authenticator extends Context.Tag("queryserve/Authenticator")<Authenticator, AuthenticatorService>() {
+export class AuthService extends Context.Tag("queryserve/AuthService")<AuthService, AuthServiceShape>() {
   /** Runs the configured strategies in order. */
-  static readonly layer: Layer.Layer<Authenticator> = Layer.succeed(Authenticator, strategyChain)
+  static readonly layer: Layer.Layer<AuthService> = Layer.succeed(AuthService, strategyChain)
 }
+
+/** @deprecated Renamed `AuthService`; this alias goes in the next minor version. */
+export const Authenticator = AuthService
+/** @deprecated Renamed `AuthService`; this alias goes in the next minor version. */
+export type Authenticator = AuthService
+/** @deprecated Renamed `AuthServiceShape`; this alias goes in the next minor version. */
+export type AuthenticatorService = AuthServiceShape

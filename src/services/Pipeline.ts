@@ -42,7 +42,7 @@ export interface PipelineService {
   endpoint(key: string): EndpointInfo | undefined
   /** Recompiles the plans after the definition changed (`use`, `useAuth`, `route`). */
   refresh(): void
-  /** Runs `strategies` on `request` with the Authenticator; throws (or rejects) Unauthorized for invalid credentials. */
+  /** Runs `strategies` on `request` with the AuthService; throws (or rejects) Unauthorized for invalid credentials. */
   authenticate(strategies: ReadonlyArray<AuthStrategy>, request: ServeRequest, endpoint: EndpointInfo): MaybePromise<ServeAuthContext | null>
   /** Whether `caller` passes an endpoint's guards: required auth, roles, scopes and a required tenant. */
   admits(key: string, caller: ServeAuthContext | null): boolean

@@ -5,7 +5,7 @@ import { Forbidden } from "../domain/errors.js"
 import { type TenantPlan, tenantIdOf } from "../tenancy/tenantPlan.js"
 import { scopeTableSources } from "../tenancy/autoInject.js"
 
-export interface TenantIsolationService {
+export interface TenantServiceShape {
   /**
    * The caller's tenant id, or null when the endpoint lets this caller through without one
    * (`required: false`, and `allowUnscoped` says yes when given); otherwise throws 403 `missing_tenant`.
@@ -27,7 +27,7 @@ export interface TenantIsolationService {
 
 const missingTenant = (): Forbidden => new Forbidden({ message: "A tenant is required for this endpoint", reason: "missing_tenant" })
 
-export const tenantIsolation: TenantIsolationService = {
+export const tenantIsolation: TenantServiceShape = {
   resolve: (tenant, auth) => {
     const tenantId = tenantIdOf(tenant.extract(auth))
     if (tenantId !== null) return tenantId
@@ -38,6 +38,13 @@ export const tenantIsolation: TenantIsolationService = {
   scope: (values, tenant, tenantId, endpoint) => scopeTableSources(endpoint, values, tenant.column, tenantId)
 }
 
-export class TenantIsolation extends Context.Tag("queryserve/TenantIsolation")<TenantIsolation, TenantIsolationService>() {
-  static readonly layer: Layer.Layer<TenantIsolation> = Layer.succeed(TenantIsolation, tenantIsolation)
+export class TenantService extends Context.Tag("queryserve/TenantService")<TenantService, TenantServiceShape>() {
+  static readonly layer: Layer.Layer<TenantService> = Layer.succeed(TenantService, tenantIsolation)
 }
+
+/** @deprecated Renamed `TenantService`; this alias goes in the next minor version. */
+export const TenantIsolation = TenantService
+/** @deprecated Renamed `TenantService`; this alias goes in the next minor version. */
+export type TenantIsolation = TenantService
+/** @deprecated Renamed `TenantServiceShape`; this alias goes in the next minor version. */
+export type TenantIsolationService = TenantServiceShape
