@@ -14,7 +14,7 @@ export interface TransportOptions {
   readonly trustProxy?: boolean | number
 }
 
-export const DEFAULT_BODY_LIMIT = 1024 * 1024
+const DEFAULT_BODY_LIMIT = 1024 * 1024
 
 /** The longest delay a timer takes: Node runs a timer of more (or of NaN or Infinity) after 1 ms. */
 const MAX_TIMER_MS = 2_147_483_647

@@ -10,8 +10,8 @@ export interface MemoryResultCacheStoreOptions {
   readonly maxBytes?: number
 }
 
-export const DEFAULT_MAX_ENTRIES = 10_000
-export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+const DEFAULT_MAX_ENTRIES = 10_000
+const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
 /** The memory store answers synchronously, so a hit never leaves the synchronous path. */
 export interface MemoryResultCacheStore extends ResultCacheStoreService {

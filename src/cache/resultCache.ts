@@ -37,7 +37,7 @@ export interface ResultCacheControl<K extends string = string> {
 }
 
 /** The handler and output encoding of one request: what the cache stands in for. */
-export type CachedWork = (ctx: RequestContext) => MaybePromise<unknown>
+type CachedWork = (ctx: RequestContext) => MaybePromise<unknown>
 
 /** What the run of a flight gave, for the requests waiting on it; it rejects with an AbortedRun when its request was aborted. */
 type Flight = Promise<StoredResult | undefined | typeof PRIVATE>

@@ -48,7 +48,7 @@ export interface ServeDefinition {
 const toList = <A>(value: A | ReadonlyArray<A> | undefined): Array<A> =>
   value === undefined ? [] : Array.isArray(value) ? [...(value as ReadonlyArray<A>)] : [value as A]
 
-export const toQueryConfig = (entry: ServeQueryEntry): AnyQueryConfig =>
+const toQueryConfig = (entry: ServeQueryEntry): AnyQueryConfig =>
   typeof entry === "function" ? { query: entry } : entry
 
 export const normalizeConfig = (config: ServeConfig<ServeQueriesMap, never, never>): ServeDefinition => {

@@ -1,6 +1,6 @@
 import type { DocsOptions } from "./options.js"
 
-export const DEFAULT_DOCS_TITLE = "API reference"
+const DEFAULT_DOCS_TITLE = "API reference"
 export const SCALAR_SCRIPT_NAME = "scalar.js"
 
 export interface DocsHtmlOptions extends DocsOptions {

@@ -11,7 +11,7 @@ import { andThen, type MaybePromise } from "../domain/maybePromise.js"
 import { answerWithAsset, makeStaticAsset, type StaticAsset } from "./staticAsset.js"
 
 /** What the contract routes read of an API's definition. */
-export interface ContractSettings {
+interface ContractSettings {
   readonly basePath: string
   readonly openapi: OpenApiPlan
   readonly docs: DocsPlan
@@ -36,7 +36,7 @@ const DOCS_CONTENT_SECURITY_POLICY = [
  * `to` relative to the page at `from`, so the page's links keep working when a proxy mounts the API
  * under a prefix. `/a/docs` → `/a/openapi.json` is `./openapi.json`; from `/a/docs/` it is `../openapi.json`.
  */
-export const relativeUrl = (from: string, to: string): string => {
+const relativeUrl = (from: string, to: string): string => {
   const fromDirectory = from.slice(0, from.lastIndexOf("/")).split("/").filter((segment) => segment.length > 0)
   const target = to.split("/").filter((segment) => segment.length > 0)
   let common = 0

@@ -9,7 +9,7 @@ export interface ErrorEnvelope {
   }
 }
 
-export interface ErrorResponse {
+interface ErrorResponse {
   readonly status: number
   readonly headers: Readonly<Record<string, string>> | undefined
   readonly envelope: ErrorEnvelope

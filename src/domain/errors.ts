@@ -26,13 +26,13 @@ export class ValidationError extends Data.TaggedError("ValidationError")<
   { readonly message: string; readonly issues: ReadonlyArray<ValidationIssue> } & WithHeaders
 > {}
 
-export type UnauthorizedReason = "missing_credentials" | "invalid_credentials"
+type UnauthorizedReason = "missing_credentials" | "invalid_credentials"
 export class Unauthorized extends Data.TaggedError("Unauthorized")<
   { readonly message: string; readonly reason: UnauthorizedReason } & WithHeaders
 > {}
 
 /** `origin_not_allowed`: a browser page of another origin reached the MCP endpoint (DNS rebinding protection). */
-export type ForbiddenReason = "missing_role" | "missing_scope" | "missing_tenant" | "origin_not_allowed"
+type ForbiddenReason = "missing_role" | "missing_scope" | "missing_tenant" | "origin_not_allowed"
 export class Forbidden extends Data.TaggedError("Forbidden")<
   { readonly message: string; readonly reason: ForbiddenReason; readonly required?: ReadonlyArray<string> } & WithHeaders
 > {}

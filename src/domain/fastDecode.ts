@@ -6,7 +6,7 @@ import * as AST from "effect/SchemaAST"
 export const NO_MATCH: unique symbol = Symbol("queryserve/NoMatch")
 
 /** Decodes input it accepts to exactly what Effect's own decoder returns, or NO_MATCH. */
-export type FastDecoder = (input: unknown, options: ParseOptions) => unknown
+type FastDecoder = (input: unknown, options: ParseOptions) => unknown
 
 const isRecord = (input: unknown): input is Record<PropertyKey, unknown> =>
   typeof input === "object" && input !== null && !Array.isArray(input)

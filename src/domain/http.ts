@@ -2,9 +2,7 @@ import type { MaybePromise } from "./maybePromise.js"
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS"
 
-export const HTTP_METHODS: ReadonlyArray<HttpMethod> = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
-
-export type HeaderValue = string | ReadonlyArray<string> | undefined
+type HeaderValue = string | ReadonlyArray<string> | undefined
 export type HeaderMap = Readonly<Record<string, HeaderValue>>
 export type QueryParams = Record<string, string | Array<string>>
 

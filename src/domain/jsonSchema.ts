@@ -27,7 +27,7 @@ export const decodePointerSegment = (segment: string): string => {
 }
 
 /** Follows a local reference (`#`, `#/$defs/Name`, any JSON pointer) against `root`. */
-export const resolveRef = (root: JsonSchema, ref: string): JsonSchema | undefined => {
+const resolveRef = (root: JsonSchema, ref: string): JsonSchema | undefined => {
   if (!ref.startsWith("#")) return undefined
   let target: unknown = root
   for (const segment of ref.slice(1).split("/").slice(1)) {
@@ -106,7 +106,7 @@ export const stringLiteralsOf = (schema: JsonSchema, root: JsonSchema): Readonly
 }
 
 /** What an array schema says of its items: a tuple's positions (`prefixItems`), then the rest (`items`). */
-export interface ArrayItems {
+interface ArrayItems {
   // `true` or `false` at a position says nothing of its type: `{}` keeps the others in place.
   readonly prefixItems: ReadonlyArray<JsonSchema>
   readonly items: JsonSchema | undefined
@@ -169,7 +169,7 @@ export const objectProperties = (schema: JsonSchema, root: JsonSchema, depth = 0
 }
 
 /** What an object schema says of the keys its `properties` do not name: records and catch-alls. */
-export interface OtherProperties {
+interface OtherProperties {
   /** `patternProperties`, in order: a key matching a pattern takes its schema. */
   readonly patternProperties: ReadonlyArray<readonly [pattern: string, schema: JsonSchema]>
   /** `additionalProperties` when it is a schema (not `true` or `false`): for keys no pattern matches. */

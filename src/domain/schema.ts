@@ -28,7 +28,7 @@ export type SchemaOutput<S> = S extends Schema.Schema<infer A, infer _I, infer _
   : unknown
 
 /** Which side of an endpoint a schema describes: what callers send, or what they receive. */
-export type SchemaRole = "input" | "output"
+type SchemaRole = "input" | "output"
 
 /** A schema compiled once per endpoint into the operations the pipeline needs. */
 export interface CompiledSchema {

@@ -65,7 +65,7 @@ const compress = (bytes: Uint8Array, offset: number): void => {
 }
 
 /** SHA-256 of the first `length` bytes of `bytes`. */
-export const sha256Bytes = (bytes: Uint8Array, length: number = bytes.length): Uint8Array => {
+const sha256Bytes = (bytes: Uint8Array, length: number = bytes.length): Uint8Array => {
   H.set(INITIAL)
   const whole = length - (length % 64)
   for (let offset = 0; offset < whole; offset += 64) compress(bytes, offset)

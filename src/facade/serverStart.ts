@@ -2,7 +2,7 @@ import type { NodeServerOptions, RunningServer } from "../server/serverOptions.j
 import type { ServeHandler } from "../domain/http.js"
 
 /** What `builder.start()` runs: the entry of queryserve that was imported decides. */
-export type StartServer = (handler: ServeHandler, options: NodeServerOptions | undefined) => Promise<RunningServer>
+type StartServer = (handler: ServeHandler, options: NodeServerOptions | undefined) => Promise<RunningServer>
 
 const notInThisBuild: StartServer = () => {
   throw new Error(

@@ -17,7 +17,7 @@ export interface McpScope {
  * Where a tool result made by `toToolResult` keeps its own JSON, so the answer puts it in instead of
  * serializing the result again. A symbol key: JSON.stringify (the SDK's transport) leaves it out.
  */
-export const ENCODED: unique symbol = Symbol("queryserve.mcp.encoded")
+const ENCODED: unique symbol = Symbol("queryserve.mcp.encoded")
 
 /** MCP's CallToolResult as queryserve fills it (mutable, as the SDK's type is; a type literal, so it fits the SDK's index signature). */
 export type ToolResult = {

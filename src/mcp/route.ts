@@ -21,7 +21,7 @@ const MCP_ROUTE_KEY = "$mcp"
 
 /** Where the MCP endpoint is served; undefined when `mcp` is off. */
 /** What the MCP route reads of an API's definition; `strategies` grows with `useAuth`. */
-export interface McpSettings {
+interface McpSettings {
   readonly basePath: string
   readonly mcp: McpPlan | undefined
   readonly openapi: OpenApiPlan

@@ -1,7 +1,7 @@
 import type { ClosableMetrics } from "./service.js"
 
 /** prom-client's metrics for one API: the Node entry's (`./prom.js`, loaded on first use). */
-export interface MetricsBackend {
+interface MetricsBackend {
   /** `api`: the API's number among the metrics layers of the process, which names it in a `workers` cluster. */
   readonly makePromMetrics: (buckets: ReadonlyArray<number>, api: number) => ClosableMetrics
 }

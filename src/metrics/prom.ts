@@ -1,6 +1,6 @@
 import cluster from "node:cluster"
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client"
-import { isQueryserveWorker } from "../server/cluster.js"
+import { isQueryserveWorker } from "../domain/queryserveWorker.js"
 import type { ServeQueryEvent } from "../domain/event.js"
 import type { RequestMeter } from "../stages/events.js"
 import { answerWorkers } from "./clusterPrimary.js"

@@ -7,7 +7,7 @@ import type { StaticRoute } from "../stages/staticRoute.js"
 import type { MetricsScrape, MetricsService } from "./service.js"
 
 /** The `endpoint.key` strategies see when they authenticate a scrape. */
-export const METRICS_ROUTE_KEY = "$metrics"
+const METRICS_ROUTE_KEY = "$metrics"
 
 const answer = (scrape: MetricsScrape) => ({
   status: 200,

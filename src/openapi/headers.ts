@@ -2,7 +2,7 @@ import type { JsonSchema } from "../domain/jsonSchema.js"
 import { sortByName } from "./sortByName.js"
 
 /** An OpenAPI Header Object. */
-export interface HeaderObject {
+interface HeaderObject {
   readonly description: string
   readonly schema: JsonSchema
 }
@@ -13,7 +13,7 @@ const text = (description: string): HeaderObject => ({ description, schema: { ty
 const integer = (description: string): HeaderObject => ({ description, schema: { type: "integer", minimum: 0 } })
 
 /** The response headers queryserve itself sets, by header name. */
-export const RESPONSE_HEADERS: Readonly<Record<string, HeaderObject>> = {
+const RESPONSE_HEADERS: Readonly<Record<string, HeaderObject>> = {
   "X-Request-Id": text("Echoes a safe incoming x-request-id (or x-trace-id), otherwise a generated UUID."),
   "Cache-Control": text(
     "How long the answer may be reused: `private, max-age=S` when it depends on the caller (auth or tenant; " +

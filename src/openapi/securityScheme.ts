@@ -32,7 +32,7 @@ export const withSecurityScheme = <TAuth extends ServeAuthContext>(
  * What a strategy without a `securityScheme` is documented as: most hand-written strategies read an
  * `Authorization: Bearer` header, and an operation that lists no scheme would read as public.
  */
-export const UNDOCUMENTED_STRATEGY_SCHEME: SecurityScheme = {
+const UNDOCUMENTED_STRATEGY_SCHEME: SecurityScheme = {
   type: "http",
   scheme: "bearer",
   description: "A custom authentication strategy; see the API's own documentation for the credentials it expects."

@@ -68,7 +68,7 @@ type RouteTarget =
   | { readonly endpoint: CompiledEndpoint; readonly representation?: Representation }
   | { readonly static: StaticRoute }
 
-export const makePipeline = (
+const makePipeline = (
   definition: ServeDefinition,
   stages: Stages,
   staticRoutes: () => ReadonlyArray<StaticRoute>

@@ -38,7 +38,7 @@ const answerVary = (credentials: string): EndpointPlan["vary"] => ({
 })
 
 /** `rateLimitStore`: the API's RateLimitStore, where its middlewares without a store of their own count. */
-export const compileEndpoint = (
+const compileEndpoint = (
   definition: ServeDefinition,
   key: string,
   config: AnyQueryConfig,

@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 
-export interface RedisConnectionOptions {
+interface RedisConnectionOptions {
   /** `redis://[user:password@]host:port/db`; never logged as given (see `redactUrl`). */
   readonly url: string
   /** What the connection is for, in log lines: "rate-limit store", "result cache". */
@@ -14,7 +14,7 @@ export interface RedisConnectionOptions {
 }
 
 /** `url` with its user and password replaced by `***`; an unparsable URL is not echoed at all. */
-export const redactUrl = (url: string): string => {
+const redactUrl = (url: string): string => {
   let parsed: URL
   try {
     parsed = new URL(url)
@@ -93,4 +93,4 @@ export const scopedRedisConnection = (options: RedisConnectionOptions): Effect.E
   )
 
 /** The node-redis client `scopedRedisConnection` gives. */
-export type RedisConnection = OpenConnection["client"]
+type RedisConnection = OpenConnection["client"]

@@ -6,17 +6,11 @@ import {
   type RunningServer,
   serverUrl
 } from "./serverOptions.js"
+import { isQueryserveWorker, PRIMARY_PID_ENV } from "../domain/queryserveWorker.js"
 import { stopOnShutdownSignal } from "./shutdownSignals.js"
 
 const SHUTDOWN_MESSAGE = "queryserve:shutdown"
 const LISTEN_FAILED_MESSAGE = "queryserve:listen-failed"
-
-/** Set on the workers this primary forks, to its pid: a worker of another cluster manager (pm2) has no such primary. */
-const PRIMARY_PID_ENV = "QUERYSERVE_PRIMARY_PID"
-
-/** True in a worker forked by `start({ workers })`, whose primary answers queryserve's IPC messages. */
-export const isQueryserveWorker = (): boolean =>
-  cluster.isWorker && process.env[PRIMARY_PID_ENV] === String(process.ppid)
 
 /** How long past the drain window a worker may take to exit before it is killed. */
 const EXIT_GRACE_MS = 2_000

@@ -1,7 +1,7 @@
 import type { LoggedRequest, ServeQueryEvent } from "../domain/event.js"
 import { callObserver } from "../domain/observer.js"
 
-export type QueryEventListener = (event: ServeQueryEvent) => void
+type QueryEventListener = (event: ServeQueryEvent) => void
 
 const RESULT_BLIND = new WeakSet<QueryEventListener>()
 

@@ -9,7 +9,7 @@ const dropPrototypeKeys = (key: string, value: unknown): unknown => (key === "__
  * Deepest accepted nesting of a JSON body. Validators, their error messages and handlers walk input
  * recursively: a body 10,000 levels deep would overflow their stack and answer 500 instead of 400.
  */
-export const MAX_JSON_DEPTH = 512
+const MAX_JSON_DEPTH = 512
 
 /** Whether arrays and objects in `text` nest deeper than MAX_JSON_DEPTH; brackets inside strings do not count. */
 const nestsTooDeep = (text: string): boolean => {

@@ -19,8 +19,8 @@ const LITERAL_INPUT_MAX = 96
  */
 export const inputSegment = (input: string): string => (input.length > LITERAL_INPUT_MAX ? `#${digest(input)}` : input)
 
-export const INPUT_MEMO_MAX_ENTRIES = 1_000
-export const INPUT_MEMO_MAX_RAW = 512
+const INPUT_MEMO_MAX_ENTRIES = 1_000
+const INPUT_MEMO_MAX_RAW = 512
 
 /** An input that passed validation, as a cached endpoint remembers it. */
 export interface KnownInput {

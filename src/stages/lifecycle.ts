@@ -20,7 +20,7 @@ export interface ExecutionRecord {
 }
 
 /** The thrown value behind a classified error, for onError and log events. */
-export const rawCause = (error: ServeError): unknown =>
+const rawCause = (error: ServeError): unknown =>
   error._tag === "InternalError" || error._tag === "DatabaseUnreachable" ? error.cause ?? error : error
 
 const asError = (value: unknown): Error => (value instanceof Error ? value : new Error(String(value)))

@@ -42,7 +42,7 @@ const refill = (): void => {
  * the pipeline (its text is built of 20 pieces that node:http flattens again), a slice of a batch's
  * text about 0.2 µs. Web Crypto only, so it runs on every runtime the fetch handler does.
  */
-export const randomRequestId = (): string => {
+const randomRequestId = (): string => {
   if (next === BATCH) refill()
   const inChunk = next % CHUNK
   if (inChunk === 0) chunkText = decoder.decode(ascii.subarray(UUID_LENGTH * next, UUID_LENGTH * (next + CHUNK)))

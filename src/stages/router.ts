@@ -46,7 +46,7 @@ const DOUBLE_DOT = /^(?:\.|%2e){2}$/i
  * runtimes hand over paths resolved this way; node:http hands over the raw target, so a route that
  * misses is looked up once more by this path, and both adapters answer such a request alike.
  */
-export const resolveDotSegments = (path: string): string | undefined => {
+const resolveDotSegments = (path: string): string | undefined => {
   const slashed = path.includes("\\") ? path.replaceAll("\\", "/") : path
   if (slashed === path && !path.includes("/.") && !/\/%2e/i.test(path)) return undefined
   const resolved: Array<string> = []

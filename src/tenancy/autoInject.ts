@@ -27,7 +27,7 @@ const isObjectLike = (value: unknown): value is object =>
   (typeof value === "object" && value !== null) || typeof value === "function"
 
 /** An object or function whose `table` is a function: own or inherited, plain or accessor. */
-export const isTableSource = (value: unknown): value is object =>
+const isTableSource = (value: unknown): value is object =>
   isObjectLike(value) && typeof (value as { table?: unknown }).table === "function"
 
 const isThenable = (value: unknown): boolean =>
