@@ -7,8 +7,12 @@
 /** The SQL dialects a dataset compiles to. */
 export type SqlDialect = "duckdb" | "postgres" | "clickhouse"
 
-/** A value bound to a placeholder: never spliced into the SQL text. */
-export type SqlParam = string | number | boolean | null | ReadonlyArray<string | number | boolean>
+/**
+ * A value bound to a placeholder: never spliced into the SQL text. Lists (`in`, `notIn`) get one
+ * placeholder per element, so a driver only ever binds scalars. Times are bound as ISO text and cast
+ * in the SQL.
+ */
+export type SqlParam = string | number | boolean
 
 /**
  * A compiled statement. `params` is an array for the `$1…` placeholders of DuckDB and Postgres, and a
