@@ -166,8 +166,9 @@ export const dataset = <const Name extends string, const D extends Dimensions, c
     cacheTtlMs: config.cacheTtlMs,
     allowUnscoped: config.allowUnscoped,
     toSql: (query, { dialect, tenantId, auth }) => {
-      const checked = Either.getOrThrowWith(checkDatasetQuery(model, query), identity)
+      // The scope first, as a run checks it: a caller without a tenant learns nothing of the model.
       const scope = Either.getOrThrowWith(datasetScope(model, tenantId, auth ?? null), identity)
+      const checked = Either.getOrThrowWith(checkDatasetQuery(model, query), identity)
       return compileDatasetQuery(model, checked, scope, dialect)
     }
   }
