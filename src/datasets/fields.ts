@@ -1,5 +1,5 @@
 /** The fields a query may name, as the model defines them: dimensions (time ones with a grain) and measures. */
-import type { DatasetModel } from "./dataset.js"
+import type { DatasetModel } from "./model.js"
 import { type DimensionKind, type Grain, GRAINS } from "./dimension.js"
 import type { FieldKind } from "./filterOps.js"
 import type { Measure } from "./measure.js"

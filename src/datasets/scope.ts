@@ -5,7 +5,7 @@
 import * as Either from "effect/Either"
 import type { ServeAuthContext } from "../domain/config.js"
 import { Forbidden } from "../domain/errors.js"
-import type { DatasetModel } from "./dataset.js"
+import type { DatasetModel } from "./model.js"
 
 /** The tenant whose rows a statement reads, or every row (a dataset without a tenant key, or an allowed unscoped caller). */
 export type DatasetScope = { readonly _tag: "Tenant"; readonly tenantId: string } | { readonly _tag: "Unscoped" }

@@ -13,6 +13,14 @@ describe("dataset definitions", () => {
     expect(dataset("o", { ...valid, source: "analytics.orders" }).source).toBe("analytics.orders")
   })
 
+  it("keeps the model as checked when the config object changes afterwards", () => {
+    const dimensions = { region: dimension.string() }
+    const orders = dataset("orders", { ...valid, dimensions })
+    ;(dimensions as Record<string, unknown>).evil = dimension.string({ column: "x; DROP TABLE orders" })
+    expect(Object.keys(orders.dimensions)).toEqual(["region"])
+    expect(() => Object.assign(orders.dimensions.region, { column: "y" })).toThrow(TypeError)
+  })
+
   it("refuses any name or column that is not a plain SQL identifier", () => {
     refused(valid, "order-facts").toThrow(/the dataset name must be a plain SQL identifier/)
     refused({ ...valid, source: 'orders"; DROP TABLE x; --' }).toThrow(/each part of source must be a plain SQL identifier/)

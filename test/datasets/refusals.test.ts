@@ -20,6 +20,8 @@ const BAD_INPUT: ReadonlyArray<readonly [string, unknown, ReadonlyArray<Property
   ["an unknown grain", { dimensions: ["region", "day.hour"] }, ["dimensions", 1], /unknown grain "hour" of time dimension "day"; the grains are day, week, month, quarter, year/],
   ["a grain of a string dimension", { dimensions: ["region.month"] }, ["dimensions", 0], /"region" is a string dimension and has no grains/],
   ["a measure as a dimension", { dimensions: ["revenue"] }, ["dimensions", 0], /"revenue" is a measure, not a dimension/],
+  ["a name of Object.prototype", { dimensions: ["constructor"] }, ["dimensions", 0], /unknown dimension "constructor"/],
+  ["__proto__ as a measure", { measures: ["__proto__"] }, ["measures", 0], /unknown measure "__proto__"/],
   ["an unknown measure", { measures: ["profit"] }, ["measures", 0], new RegExp(`unknown measure "profit"; the measures are ${MEASURES}`)],
   ["a repeated field", { measures: ["orders", "orders"] }, ["measures", 1], /"orders" is listed twice/],
   ["an unknown filter field", { measures: ["orders"], filters: [{ field: "country", op: "eq", value: "x" }] }, ["filters", 0, "field"], /unknown field "country"; the fields are region, /],
