@@ -1,7 +1,7 @@
 /** The define-time checks of a dataset model: every mistake thrown as an Error that says what to change. */
-import { DIMENSION_KINDS, type Dimension } from "./dimension.js"
+import { DIMENSION_KINDS } from "./dimension.js"
 import { checkIdentifier, isPlainIdentifier } from "./identifier.js"
-import { AGGREGATIONS, type Measure } from "./measure.js"
+import { AGGREGATIONS } from "./measure.js"
 import type { DatasetConfig, Dimensions, Measures } from "./model.js"
 
 type AnyRecord = Readonly<Record<string, unknown>>
@@ -10,27 +10,29 @@ const isRecord = (value: unknown): value is AnyRecord => typeof value === "objec
 
 const describe = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : String(value))
 
-const checkDimensions = (fail: (message: string) => never, dimensions: unknown): void => {
-  if (!isRecord(dimensions)) fail("dimensions must be an object of dimension.string(), .number(), .boolean() or .time()")
-  for (const [key, dimension] of Object.entries(dimensions)) {
-    const kind: unknown = isRecord(dimension) ? dimension.kind : undefined
-    if (!DIMENSION_KINDS.includes(kind as Dimension["kind"])) {
-      fail(`dimension ${JSON.stringify(key)} must be made with dimension.${DIMENSION_KINDS.join("(), dimension.")}()`)
-    }
+/** Every field of `fields` carries one of `tags` under `tagKey`: it was made by one of `what`'s constructors. */
+const checkMade = (
+  fail: (message: string) => never,
+  what: "dimension" | "measure",
+  fields: unknown,
+  tagKey: "kind" | "aggregation",
+  tags: ReadonlyArray<string>
+): AnyRecord => {
+  const makers = `${what}.${tags.join(`(), ${what}.`)}()`
+  if (!isRecord(fields)) fail(`${what}s must be an object of ${makers}`)
+  for (const [key, field] of Object.entries(fields)) {
+    if (!tags.includes(String(isRecord(field) ? field[tagKey] : undefined))) fail(`${what} ${JSON.stringify(key)} must be made with ${makers}`)
   }
+  return fields
 }
 
-const checkMeasures = (fail: (message: string) => never, measures: unknown): void => {
-  if (!isRecord(measures)) fail("measures must be an object of measure.sum(), .count(), … or .ratio()")
+const checkMeasures = (fail: (message: string) => never, measures: AnyRecord): void => {
   for (const [key, measure] of Object.entries(measures)) {
     const aggregation: unknown = isRecord(measure) ? measure.aggregation : undefined
-    if (!AGGREGATIONS.includes(aggregation as Measure["aggregation"])) {
-      fail(`measure ${JSON.stringify(key)} must be made with measure.${AGGREGATIONS.join("(), measure.")}()`)
-    }
     if (aggregation !== "ratio") continue
     const ratio = measure as AnyRecord
     for (const part of ["numerator", "denominator"] as const) {
-      const named = measures[String(ratio[part])]
+      const named = Object.hasOwn(measures, String(ratio[part])) ? measures[String(ratio[part])] : undefined
       if (!isRecord(named) || ratio[part] === key) {
         fail(`ratio ${JSON.stringify(key)}: its ${part} ${describe(ratio[part])} is not another measure of the dataset`)
       }
@@ -81,8 +83,8 @@ export const checkModel = (name: string, config: DatasetConfig<Dimensions, Measu
   if (config.source.split(".").length > 2) fail(`source must be "table" or "schema.table", not ${JSON.stringify(config.source)}`)
   if (config.tenantKey !== undefined) checkIdentifier(name, "tenantKey", config.tenantKey)
   if (config.description !== undefined && typeof config.description !== "string") fail("description must be text")
-  checkDimensions(fail, config.dimensions)
-  checkMeasures(fail, config.measures)
+  checkMade(fail, "dimension", config.dimensions, "kind", DIMENSION_KINDS)
+  checkMeasures(fail, checkMade(fail, "measure", config.measures, "aggregation", AGGREGATIONS))
   checkNames(name, config.dimensions, config.measures)
   checkGuards(fail, config)
 }

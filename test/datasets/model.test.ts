@@ -36,6 +36,7 @@ describe("dataset definitions", () => {
     refused({ ...valid, measures: { ...valid.measures, perOrder: measure.ratio("revenue", "orders") } }).toThrow(
       /ratio "perOrder": its denominator "orders" is not another measure/
     )
+    refused({ ...valid, measures: { ...valid.measures, proto: measure.ratio("__proto__", "revenue") } }).toThrow(/its numerator "__proto__" is not another measure/)
     refused({ ...valid, measures: { self: measure.ratio("self", "self") } }).toThrow(/its numerator "self" is not another measure/)
     refused({
       ...valid,
