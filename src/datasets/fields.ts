@@ -36,20 +36,23 @@ export const dimensionFieldNames = (dataset: DatasetModel): ReadonlyArray<string
 
 export const measureFieldNames = (dataset: DatasetModel): ReadonlyArray<string> => Object.keys(dataset.measures)
 
+const dimensionsAre = (dataset: DatasetModel): string => `the dimensions are ${dimensionFieldNames(dataset).join(", ") || "none"}`
+
 /** The dimension `name` stands for, or the message saying why it stands for none (with what is allowed). */
 export const resolveDimension = (dataset: DatasetModel, name: string): DimensionRef | string => {
   const dot = name.indexOf(".")
   const key = dot < 0 ? name : name.slice(0, dot)
   const dimension = own(dataset.dimensions, key)
-  const allowed = `the dimensions are ${dimensionFieldNames(dataset).join(", ") || "none"}`
   if (dimension === undefined) {
     return own(dataset.measures, name) !== undefined
-      ? `${JSON.stringify(name)} is a measure, not a dimension; ${allowed}`
-      : `unknown dimension ${JSON.stringify(name)}; ${allowed}`
+      ? `${JSON.stringify(name)} is a measure, not a dimension; ${dimensionsAre(dataset)}`
+      : `unknown dimension ${JSON.stringify(name)}; ${dimensionsAre(dataset)}`
   }
   const column = dimension.column ?? key
   if (dimension.kind !== "time") {
-    return dot < 0 ? { _tag: "Dimension", name, kind: dimension.kind, column, grain: undefined } : `${JSON.stringify(key)} is a ${dimension.kind} dimension and has no grains; ${allowed}`
+    return dot < 0
+      ? { _tag: "Dimension", name, kind: dimension.kind, column, grain: undefined }
+      : `${JSON.stringify(key)} is a ${dimension.kind} dimension and has no grains; ${dimensionsAre(dataset)}`
   }
   if (dot < 0) return { _tag: "Dimension", name, kind: "time", column, grain: undefined }
   const grain = GRAINS.find((g) => g === name.slice(dot + 1))
