@@ -45,6 +45,20 @@ export interface CheckedDatasetQuery {
 
 type Path = ReadonlyArray<PropertyKey>
 type Issues = Array<ValidationIssue>
+
+/** Records a problem; undefined, so that a check can end with `return problem(…)`. */
+const problem = (issues: Issues, path: Path, message: string): undefined => {
+  issues.push({ path, message })
+  return undefined
+}
+
+/** The items of an optional list: none when absent, and an issue when it is no list. */
+const items = (value: unknown, key: string, expected: string, issues: Issues): ReadonlyArray<unknown> => {
+  if (value === undefined) return []
+  if (Array.isArray(value)) return value
+  problem(issues, [key], `expected a list of ${expected}, got ${formatValue(value)}`)
+  return []
+}
 type AnyRecord = Readonly<Record<string, unknown>>
 
 const isRecord = (value: unknown): value is AnyRecord => typeof value === "object" && value !== null && !Array.isArray(value)
@@ -65,10 +79,8 @@ const names = <R extends FieldRef>(
   resolve: (name: string) => R | string,
   issues: Issues
 ): ReadonlyArray<R> => {
-  if (value === undefined) return []
-  if (!Array.isArray(value)) return void issues.push({ path: [key], message: `expected a list of names, got ${formatValue(value)}` }), []
   const refs: Array<R> = []
-  value.forEach((name: unknown, i) => {
+  items(value, key, "names", issues).forEach((name: unknown, i) => {
     const ref = typeof name === "string" ? resolve(name) : `expected a name, got ${formatValue(name)}`
     if (typeof ref === "string") issues.push({ path: [key, i], message: ref })
     else if (refs.some((r) => r.name === ref.name)) issues.push({ path: [key, i], message: `${JSON.stringify(name)} is listed twice` })
@@ -78,49 +90,45 @@ const names = <R extends FieldRef>(
 }
 
 const filter = (dataset: DatasetModel, item: unknown, path: Path, issues: Issues): CheckedFilter | undefined => {
-  if (!isRecord(item)) return void issues.push({ path, message: `expected { field, op, value }, got ${formatValue(item)}` })
+  if (!isRecord(item)) return problem(issues, path, `expected { field, op, value }, got ${formatValue(item)}`)
   extraKeys(item, FILTER_KEYS, path, issues)
   const field = typeof item.field === "string" ? resolveField(dataset, item.field) : `expected a field name, got ${formatValue(item.field)}`
-  if (typeof field === "string") return void issues.push({ path: [...path, "field"], message: field })
+  if (typeof field === "string") return problem(issues, [...path, "field"], field)
   const ops = OPS_BY_KIND[fieldKind(field)]
   const op = item.op as FilterOp
   if (!ops.includes(op)) {
     const message = FILTER_OPS.includes(op)
       ? `${JSON.stringify(op)} does not apply to ${JSON.stringify(field.name)}, a ${fieldKind(field)}; its ops are ${ops.join(", ")}`
       : `unknown op ${formatValue(item.op)}; the ops for ${JSON.stringify(field.name)} are ${ops.join(", ")}`
-    return void issues.push({ path: [...path, "op"], message })
+    return problem(issues, [...path, "op"], message)
   }
   const checked = checkFilterValue(fieldKind(field), op, item.value)
-  if ("issue" in checked) return void issues.push({ path: [...path, "value", ...checked.issue.path], message: checked.issue.message })
+  if ("issue" in checked) return problem(issues, [...path, "value", ...checked.issue.path], checked.issue.message)
   return { field, op, value: checked.value }
 }
 
 const filters = (dataset: DatasetModel, value: unknown, issues: Issues): ReadonlyArray<CheckedFilter> => {
-  if (value === undefined) return []
-  if (!Array.isArray(value)) return void issues.push({ path: ["filters"], message: `expected a list of { field, op, value }, got ${formatValue(value)}` }), []
-  return value.flatMap((item: unknown, i) => filter(dataset, item, ["filters", i], issues) ?? [])
+  return items(value, "filters", "{ field, op, value }", issues).flatMap((item: unknown, i) => filter(dataset, item, ["filters", i], issues) ?? [])
 }
 
 const order = (asked: ReadonlyArray<FieldRef>, item: unknown, path: Path, issues: Issues): CheckedOrder | undefined => {
-  if (!isRecord(item)) return void issues.push({ path, message: `expected { field, direction }, got ${formatValue(item)}` })
+  if (!isRecord(item)) return problem(issues, path, `expected { field, direction }, got ${formatValue(item)}`)
   extraKeys(item, ORDER_KEYS, path, issues)
   const field = asked.find((f) => f.name === item.field)
   if (field === undefined) {
     const message = `expected a field the query asks for (${quoted(asked.map((f) => f.name)) || "none"}), got ${formatValue(item.field)}`
-    return void issues.push({ path: [...path, "field"], message })
+    return problem(issues, [...path, "field"], message)
   }
   const direction = item.direction ?? "asc"
   if (!DIRECTIONS.includes(direction as Direction)) {
-    return void issues.push({ path: [...path, "direction"], message: `expected "asc" or "desc", got ${formatValue(item.direction)}` })
+    return problem(issues, [...path, "direction"], `expected "asc" or "desc", got ${formatValue(item.direction)}`)
   }
   return { field, direction: direction as Direction }
 }
 
 const orderBy = (asked: ReadonlyArray<FieldRef>, value: unknown, issues: Issues): ReadonlyArray<CheckedOrder> => {
-  if (value === undefined) return []
-  if (!Array.isArray(value)) return void issues.push({ path: ["orderBy"], message: `expected a list of { field, direction }, got ${formatValue(value)}` }), []
   const orders: Array<CheckedOrder> = []
-  value.forEach((item: unknown, i) => {
+  items(value, "orderBy", "{ field, direction }", issues).forEach((item: unknown, i) => {
     const one = order(asked, item, ["orderBy", i], issues)
     if (one === undefined) return
     if (orders.some((o) => o.field === one.field)) issues.push({ path: ["orderBy", i, "field"], message: `${JSON.stringify(one.field.name)} is ordered by twice` })
