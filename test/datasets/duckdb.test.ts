@@ -1,4 +1,6 @@
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import { ValidationError } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TENANT_IDS } from "../../examples/analytics/dataset.js"
@@ -125,6 +127,26 @@ describe("cursors on DuckDB", () => {
     const next = await ask("acme", { ...query, limit: 5, cursor: first.page.nextCursor })
     const whole = await ask("acme", { ...query, limit: 25 })
     expect(next.data).toEqual(whole.data.slice(20, 25))
+  })
+})
+
+describe("interruption", () => {
+  it("aborts the executor's signal, so the statement can stop", async () => {
+    const checked = Either.getOrThrow(checkDatasetQuery(Orders, { measures: ["orders"] }))
+    let seen: AbortSignal | undefined
+    const waiting = {
+      dialect: "duckdb" as const,
+      execute: (_: unknown, signal?: AbortSignal) =>
+        new Promise<never>((_resolve, reject) => {
+          seen = signal
+          signal?.addEventListener("abort", () => reject(signal.reason))
+        })
+    }
+    const fiber = Effect.runFork(runDatasetQuery(Orders, checked, { executor: waiting, tenantId: "acme", auth: null }))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(seen?.aborted).toBe(false)
+    await Effect.runPromise(Fiber.interrupt(fiber))
+    expect(seen?.aborted).toBe(true)
   })
 })
 
