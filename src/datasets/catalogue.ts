@@ -1,8 +1,8 @@
 /** What callers (and agents) are told about a dataset: its fields, their kinds and grains, and the filter ops. */
-import type { DatasetModel } from "./model.js"
 import { type DimensionKind, type Grain, GRAINS } from "./dimension.js"
 import { FILTER_OPS, type FilterOp } from "./filterOps.js"
 import type { Aggregation } from "./measure.js"
+import type { DatasetModel } from "./model.js"
 
 export interface CatalogueDimension {
   readonly name: string

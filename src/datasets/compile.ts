@@ -4,12 +4,12 @@
  * HAVING. One more row than the page is asked for, to learn whether there is more.
  */
 import type { CheckedDatasetQuery, CheckedFilter, CheckedOrder } from "./decode.js"
-import type { DatasetModel } from "./model.js"
 import { DIALECTS, type Dialect, type ParamKind } from "./dialect.js"
-import type { SqlDialect, SqlParam, SqlStatement } from "./executor.js"
 import { GRAINS } from "./dimension.js"
+import type { SqlDialect, SqlParam, SqlStatement } from "./executor.js"
 import type { DimensionRef, FieldRef } from "./fields.js"
 import type { ColumnMeasure, Measure } from "./measure.js"
+import type { DatasetModel } from "./model.js"
 import type { DatasetScope } from "./scope.js"
 
 /**

@@ -6,10 +6,10 @@ import * as Either from "effect/Either"
 import { ValidationError, type ValidationIssue } from "../domain/errors.js"
 import { capIssues, formatValue } from "../domain/issueMessages.js"
 import { decodeCursor } from "../pagination/cursor.js"
-import type { DatasetModel } from "./model.js"
 import { type DimensionRef, type FieldRef, fieldKind, type MeasureRef, resolveDimension, resolveField, resolveMeasure } from "./fields.js"
 import { FILTER_OPS, type FilterOp, OPS_BY_KIND } from "./filterOps.js"
 import { checkFilterValue, type FilterValue } from "./filterValue.js"
+import type { DatasetModel } from "./model.js"
 
 export const DEFAULT_LIMIT = 100
 export const MAX_LIMIT = 10_000

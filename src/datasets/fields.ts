@@ -1,8 +1,8 @@
 /** The fields a query may name, as the model defines them: dimensions (time ones with a grain) and measures. */
-import type { DatasetModel } from "./model.js"
 import { type DimensionKind, type Grain, GRAINS } from "./dimension.js"
 import type { FieldKind } from "./filterOps.js"
 import type { Measure } from "./measure.js"
+import type { DatasetModel } from "./model.js"
 
 export interface DimensionRef {
   readonly _tag: "Dimension"

@@ -3,10 +3,10 @@
  * hooks name fields the model has and get rows typed by their kinds.
  */
 import type { Page } from "../pagination/page.js"
-import type { DatasetModel, Dimensions, Measures } from "./model.js"
 import type { Dimension, DimensionKind, Grain } from "./dimension.js"
 import type { FieldKind, ListOp, RangeOp, ScalarOp, TextOp } from "./filterOps.js"
 import type { Measure } from "./measure.js"
+import type { DatasetModel, Dimensions, Measures } from "./model.js"
 
 type DimensionsOf<DS> = DS extends DatasetModel<string, infer D, Measures> ? D : never
 type MeasuresOf<DS> = DS extends DatasetModel<string, Dimensions, infer M> ? M : never

@@ -4,10 +4,10 @@
  * describes the same rules.
  */
 import type { JsonSchema } from "../domain/jsonSchema.js"
-import type { DatasetModel } from "./model.js"
 import { DEFAULT_LIMIT, DIRECTIONS, MAX_LIMIT } from "./decode.js"
 import { dimensionFieldNames, measureFieldNames } from "./fields.js"
 import { type FieldKind, MAX_LIST_VALUES, OPS_BY_KIND } from "./filterOps.js"
+import type { DatasetModel } from "./model.js"
 
 const VALUE_SCHEMAS: Readonly<Record<FieldKind, JsonSchema>> = {
   string: { type: "string" },
