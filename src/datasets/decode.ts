@@ -14,11 +14,11 @@ import type { DatasetModel } from "./model.js"
 export const DEFAULT_LIMIT = 100
 export const MAX_LIMIT = 10_000
 
-export const QUERY_KEYS = ["dimensions", "measures", "filters", "orderBy", "limit", "cursor"] as const
+const QUERY_KEYS = ["dimensions", "measures", "filters", "orderBy", "limit", "cursor"] as const
 const FILTER_KEYS = ["field", "op", "value"] as const
 const ORDER_KEYS = ["field", "direction"] as const
 export const DIRECTIONS = ["asc", "desc"] as const
-export type Direction = (typeof DIRECTIONS)[number]
+type Direction = (typeof DIRECTIONS)[number]
 
 export interface CheckedFilter {
   readonly field: FieldRef

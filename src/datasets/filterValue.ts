@@ -14,7 +14,7 @@ export type FilterValue =
   | { readonly _tag: "IsNull"; readonly isNull: boolean }
 
 /** A problem with the value: the path below `value`, and the message. */
-export interface ValueIssue {
+interface ValueIssue {
   readonly path: ReadonlyArray<number>
   readonly message: string
 }
@@ -33,7 +33,7 @@ const TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,6
  * Time text as `YYYY-MM-DD HH:MM:SS[.ffffff]`, the form every dialect's timestamp accepts; undefined
  * for text that is no real date and time.
  */
-export const canonicalTime = (text: string): string | undefined => {
+const canonicalTime = (text: string): string | undefined => {
   const match = TIME.exec(text)
   if (match === null) return undefined
   const [, y, mo, d, h = "00", mi = "00", s = "00", fraction = ""] = match

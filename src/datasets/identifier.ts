@@ -9,7 +9,7 @@ const PLAIN_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
  * The longest name: Postgres cuts identifiers at 63 bytes, and a time field's alias adds its grain
  * (`.quarter`, 8 characters), which must survive whole since rows are keyed by it.
  */
-export const MAX_IDENTIFIER_LENGTH = 55
+const MAX_IDENTIFIER_LENGTH = 55
 
 export const isPlainIdentifier = (value: unknown): value is string =>
   typeof value === "string" && value.length <= MAX_IDENTIFIER_LENGTH && PLAIN_IDENTIFIER.test(value)

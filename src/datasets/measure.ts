@@ -2,7 +2,7 @@
 
 export const AGGREGATIONS = ["sum", "count", "countDistinct", "avg", "min", "max", "ratio"] as const
 export type Aggregation = (typeof AGGREGATIONS)[number]
-export type ColumnAggregation = Exclude<Aggregation, "ratio">
+type ColumnAggregation = Exclude<Aggregation, "ratio">
 
 export interface MeasureOptions {
   readonly label?: string

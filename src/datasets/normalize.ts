@@ -7,7 +7,7 @@ import type { CheckedDatasetQuery } from "./decode.js"
 import type { FieldRef } from "./fields.js"
 import { isCount } from "./measure.js"
 
-export type DatasetValue = string | number | boolean | null
+type DatasetValue = string | number | boolean | null
 export type DatasetRowValues = Readonly<Record<string, DatasetValue>>
 
 /** Thrown for a value the model's kind cannot hold: a mistake in the model (a measure over a text column…), answered as a 500. */
@@ -31,7 +31,7 @@ const toNumber = (field: FieldRef, value: unknown): number => {
  * A date as `YYYY-MM-DD`, or date-time text for a value finer than a day. A Date is read by its
  * local fields: node-postgres builds DATE and TIMESTAMP values as local times.
  */
-export const timeText = (field: FieldRef, value: unknown): string => {
+const timeText = (field: FieldRef, value: unknown): string => {
   if (value instanceof Date && !Number.isNaN(value.getTime())) {
     const date = `${pad(value.getFullYear(), 4)}-${pad(value.getMonth() + 1)}-${pad(value.getDate())}`
     const time = `${pad(value.getHours())}:${pad(value.getMinutes())}:${pad(value.getSeconds())}.${pad(value.getMilliseconds(), 3)}`
