@@ -118,3 +118,25 @@ export { createPlatformEdgeHandler } from "./adapters/platform.js"
 export type { PlatformEdgeHandler } from "./adapters/platform.js"
 export { toHttpApp } from "./adapters/effect.js"
 export type { HttpAppOptions } from "./adapters/effect.js"
+
+export { dataset } from "./datasets/dataset.js"
+export type { AllowUnscoped, Dataset, DatasetConfig, DatasetModel, Dimensions, Measures, ToSqlOptions } from "./datasets/dataset.js"
+export { dimension } from "./datasets/dimension.js"
+export type { Dimension, DimensionKind, DimensionOptions, Grain } from "./datasets/dimension.js"
+export { measure } from "./datasets/measure.js"
+export type { Aggregation, ColumnMeasure, Measure, MeasureOptions, RatioMeasure } from "./datasets/measure.js"
+export type { FilterOp } from "./datasets/filterOps.js"
+export type {
+  DatasetAnswer,
+  DatasetField,
+  DatasetFilter,
+  DatasetOrder,
+  DatasetQuery,
+  DatasetResult,
+  DatasetRow,
+  DimensionField,
+  MeasureField
+} from "./datasets/query.js"
+export type { SqlDialect, SqlExecutor, SqlParam, SqlStatement } from "./datasets/executor.js"
+export type { CatalogueDimension, CatalogueMeasure, DatasetCatalogueEntry } from "./datasets/catalogue.js"
+export type { Page } from "./pagination/page.js"
