@@ -15,7 +15,7 @@ import type { TableName } from "../analytics/dataset.js"
 import { exactNumber, withoutTrailingZeros } from "../analytics/jsonValues.js"
 import type { Json, Row, SqlDriver, SqlValue } from "../analytics/sql.js"
 import { CLICKHOUSE_SQL, renderPlaceholders } from "../analytics/sqlText.js"
-import type { SqlExecutor, SqlParam, SqlStatement } from "../../src/datasets/executor.js"
+import type { SqlExecutor, SqlParam, SqlStatement } from "queryserve"
 
 /** Runs ClickHouse SQL: a server, or the engine in this process. */
 export interface ClickHouseExecutor {

@@ -15,7 +15,7 @@ import { columnTypeIn, type DatasetTarget } from "../analytics/copyDataset.js"
 import { exactNumber, finiteOrNull } from "../analytics/jsonValues.js"
 import type { Row, SqlDriver } from "../analytics/sql.js"
 import { renderPlaceholders, STANDARD_SQL } from "../analytics/sqlText.js"
-import type { SqlExecutor } from "../../src/datasets/executor.js"
+import type { SqlExecutor } from "queryserve"
 
 const { types } = pg
 
