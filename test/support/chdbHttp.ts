@@ -52,8 +52,8 @@ const asClickHouseFailure = (error: unknown): ClickHouseFailure => {
 
 /** URL parameters that are the interface's own, not settings. */
 const INTERFACE_PARAMS: ReadonlySet<string> = new Set(["query", "query_id", "database", "default_format", "user", "password", "quota_key"])
-/** Settings of the transport, not of the query. */
-const TRANSPORT_SETTINGS: ReadonlySet<string> = new Set(["enable_http_compression", "wait_end_of_query", "send_progress_in_http_headers"])
+/** Settings of the transport, not of the query (enable_http_compression is read on its own). */
+const TRANSPORT_SETTINGS: ReadonlySet<string> = new Set(["wait_end_of_query", "send_progress_in_http_headers"])
 const UNSUPPORTED_PARAMS: ReadonlySet<string> = new Set(["session_id", "session_timeout", "session_check", "compress", "decompress"])
 const SETTING_NAME = /^[A-Za-z_]\w*$/
 
