@@ -7,6 +7,7 @@ import type { CheckedDatasetQuery, CheckedFilter, CheckedOrder } from "./decode.
 import type { DatasetModel } from "./dataset.js"
 import { DIALECTS, type Dialect, type ParamKind } from "./dialect.js"
 import type { SqlDialect, SqlParam, SqlStatement } from "./executor.js"
+import { GRAINS } from "./dimension.js"
 import type { DimensionRef, FieldRef } from "./fields.js"
 import type { ColumnMeasure, Measure } from "./measure.js"
 import type { DatasetScope } from "./scope.js"
@@ -38,10 +39,15 @@ class Writer {
 
 const column = (dialect: Dialect, name: string): string => `${dialect.quote(SOURCE)}.${dialect.quote(name)}`
 
+/** A dimension as answered: a time one at its grain, by day when asked for bare. */
 const dimensionSql = (dialect: Dialect, ref: DimensionRef): string => {
   const expression = column(dialect, ref.column)
-  return ref.grain === undefined ? expression : dialect.truncate(expression, ref.grain)
+  return ref.kind === "time" ? dialect.truncate(expression, ref.grain ?? GRAINS[0]) : expression
 }
+
+/** A dimension as filtered: a bare time dimension is its column (finer times count, and indexes apply). */
+const filteredDimensionSql = (dialect: Dialect, ref: DimensionRef): string =>
+  ref.grain === undefined ? column(dialect, ref.column) : dimensionSql(dialect, ref)
 
 const columnMeasureSql = (dialect: Dialect, key: string, measure: ColumnMeasure): string => {
   const target = column(dialect, measure.column ?? key)
@@ -66,7 +72,7 @@ const fieldSql = (dialect: Dialect, dataset: DatasetModel, field: FieldRef): str
   field._tag === "Dimension" ? dimensionSql(dialect, field) : measureSql(dialect, dataset, field.name, field.measure)
 
 const filterSql = (writer: Writer, dataset: DatasetModel, { field, op, value }: CheckedFilter): string => {
-  const expression = fieldSql(writer.dialect, dataset, field)
+  const expression = field._tag === "Dimension" ? filteredDimensionSql(writer.dialect, field) : fieldSql(writer.dialect, dataset, field)
   const kind = PARAM_KINDS[field._tag === "Measure" ? "measure" : field.kind]
   switch (value._tag) {
     case "IsNull":

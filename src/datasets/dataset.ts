@@ -11,7 +11,7 @@ import { DIMENSION_KINDS, type Dimension } from "./dimension.js"
 import type { SqlDialect, SqlStatement } from "./executor.js"
 import { checkIdentifier, isPlainIdentifier } from "./identifier.js"
 import { AGGREGATIONS, type Measure } from "./measure.js"
-import type { DatasetQuery } from "./query.js"
+import type { DatasetField, DatasetQuery } from "./query.js"
 import { datasetScope } from "./scope.js"
 
 export type Dimensions = Readonly<Record<string, Dimension>>
@@ -57,13 +57,16 @@ export interface DatasetModel<Name extends string = string, D extends Dimensions
   readonly allowUnscoped: AllowUnscoped | undefined
 }
 
+/** A concrete model's queries are typed by it; the wide `Dataset` takes any body (checked at run time all the same), so every dataset is one. */
+type ToSqlQuery<Model> = string extends DatasetField<Model> ? unknown : DatasetQuery<Model>
+
 export interface Dataset<Name extends string = string, D extends Dimensions = Dimensions, M extends Measures = Measures>
   extends DatasetModel<Name, D, M> {
   /**
    * The statement a query compiles to for `dialect`, without running it. Throws the ValidationError
    * a bad query is refused with, or Forbidden (`missing_tenant`) as a run would.
    */
-  toSql(query: DatasetQuery<this>, options: ToSqlOptions): SqlStatement
+  toSql(query: ToSqlQuery<DatasetModel<Name, D, M>>, options: ToSqlOptions): SqlStatement
 }
 
 type AnyRecord = Readonly<Record<string, unknown>>

@@ -10,7 +10,10 @@ export interface DimensionRef {
   readonly name: string
   readonly kind: DimensionKind
   readonly column: string
-  /** A time dimension's grain (its finest when asked for bare); undefined for the other kinds. */
+  /**
+   * The grain asked for (`day.month`); undefined for the other kinds and for a bare time dimension,
+   * which answers at the finest grain and filters on the column itself.
+   */
   readonly grain: Grain | undefined
 }
 
@@ -48,7 +51,8 @@ export const resolveDimension = (dataset: DatasetModel, name: string): Dimension
   if (dimension.kind !== "time") {
     return dot < 0 ? { _tag: "Dimension", name, kind: dimension.kind, column, grain: undefined } : `${JSON.stringify(key)} is a ${dimension.kind} dimension and has no grains; ${allowed}`
   }
-  const grain = dot < 0 ? GRAINS[0] : GRAINS.find((g) => g === name.slice(dot + 1))
+  if (dot < 0) return { _tag: "Dimension", name, kind: "time", column, grain: undefined }
+  const grain = GRAINS.find((g) => g === name.slice(dot + 1))
   if (grain === undefined) {
     return `unknown grain ${JSON.stringify(name.slice(dot + 1))} of time dimension ${JSON.stringify(key)}; the grains are ${GRAINS.join(", ")}`
   }

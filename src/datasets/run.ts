@@ -1,11 +1,11 @@
 /** Runs a checked dataset query for a caller with an executor and answers a page of normalised rows. */
 import * as Effect from "effect/Effect"
 import type { ServeAuthContext } from "../domain/config.js"
-import { type Forbidden, type ServeError, toServeError } from "../domain/errors.js"
+import { type Forbidden, type ServeError, toServeError, type ValidationError } from "../domain/errors.js"
 import { pageOf } from "../pagination/page.js"
 import { compileDatasetQuery } from "./compile.js"
 import type { DatasetModel } from "./dataset.js"
-import type { CheckedDatasetQuery } from "./decode.js"
+import { type CheckedDatasetQuery, checkDatasetQuery } from "./decode.js"
 import type { SqlExecutor } from "./executor.js"
 import { type DatasetRowValues, normalizeRows } from "./normalize.js"
 import type { DatasetAnswer } from "./query.js"
@@ -38,4 +38,18 @@ export const runDatasetQuery = (
         Effect.map((rows) => pageOf(rows, query.limit, query.offset, query.binding))
       )
     }
+  )
+
+/**
+ * A query body as a request brings it: the caller's scope first (a caller without a tenant learns
+ * nothing of the model), then the body checked, then run. Refused bodies run nothing.
+ */
+export const queryDataset = (
+  dataset: DatasetModel,
+  body: unknown,
+  options: RunDatasetOptions
+): Effect.Effect<DatasetAnswer<DatasetRowValues>, ValidationError | Forbidden | ServeError> =>
+  Effect.suspend(() => datasetScope(dataset, options.tenantId, options.auth)).pipe(
+    Effect.zipRight(Effect.suspend(() => checkDatasetQuery(dataset, body))),
+    Effect.flatMap((query) => runDatasetQuery(dataset, query, options))
   )
