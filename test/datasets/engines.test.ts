@@ -7,7 +7,7 @@
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TENANT_IDS } from "../../examples/analytics/dataset.js"
-import type { SqlExecutor, SqlStatement } from "../../src/datasets/executor.js"
+import type { SqlExecutor, SqlStatement } from "queryserve"
 import { postgresExecutor } from "../../examples/postgres/postgres.js"
 import { toServeError } from "../../src/domain/errors.js"
 import { findChdbForTests } from "../support/chdb.js"

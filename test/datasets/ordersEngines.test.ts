@@ -5,17 +5,14 @@
  * revenueByRegion and revenueByDay.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import type { DatasetQuery, SqlExecutor } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type AnalyticsCaller, createAnalyticsApi } from "../../examples/analytics/api.js"
 import { TENANT_IDS } from "../../examples/analytics/dataset.js"
 import { duckDbDriver } from "../../examples/analytics/duckdb.js"
 import { ordersDataset } from "../../examples/analytics/ordersDataset.js"
 import { createDb } from "../../examples/analytics/sql.js"
-import { checkDatasetQuery } from "../../src/datasets/decode.js"
-import type { SqlExecutor } from "../../src/datasets/executor.js"
-import type { DatasetQuery } from "../../src/datasets/query.js"
-import { runDatasetQuery } from "../../src/datasets/run.js"
+import { queryDataset } from "../../src/datasets/run.js"
 import { callApi } from "../demo/support/http.js"
 import { METRIC_CASES, RANGE } from "../demo/support/references.js"
 import { findChdbForTests } from "../support/chdb.js"
@@ -65,11 +62,9 @@ const QUERIES: Readonly<Record<string, OrdersQuery>> = {
   }
 }
 
-/** One tenant's answer to `query` on `executor`, as queryserve runs a dataset query. */
-const ask = async (executor: SqlExecutor, tenantId: string, query: OrdersQuery): Promise<ReadonlyArray<Row>> => {
-  const checked = Either.getOrThrow(checkDatasetQuery(ordersDataset, query))
-  return (await Effect.runPromise(runDatasetQuery(ordersDataset, checked, { executor, tenantId, auth: null }))).data
-}
+/** One tenant's answer to `query` on `executor`, as queryserve answers a request's query body. */
+const ask = async (executor: SqlExecutor, tenantId: string, query: OrdersQuery): Promise<ReadonlyArray<Row>> =>
+  (await Effect.runPromise(queryDataset(ordersDataset, query, { executor, tenantId, auth: null }))).data
 
 /** avg over decimals is a double: engines may differ in its last digits. */
 const expectSameRows = (answer: ReadonlyArray<Row>, expected: ReadonlyArray<Row>, label: string): void => {

@@ -11,11 +11,11 @@ import { join } from "node:path"
 import pg from "pg"
 import { copyDemoDataset } from "../../../examples/analytics/copyDataset.js"
 import { createDemoDatabase, type DemoDatabase } from "../../../examples/analytics/dataset.js"
-import { duckDbDriver } from "../../../examples/analytics/duckdb.js"
+import { duckDbSqlExecutor } from "../../../examples/analytics/sqlExecutor.js"
 import { openChdb } from "../../../examples/clickhouse/chdb.js"
 import { clickHouseSqlExecutor, serverExecutor } from "../../../examples/clickhouse/clickhouse.js"
 import { postgresExecutor, postgresTarget } from "../../../examples/postgres/postgres.js"
-import type { SqlExecutor } from "../../../src/datasets/executor.js"
+import type { SqlExecutor } from "queryserve"
 import { type ChdbHttp, startChdbHttp } from "../../support/chdbHttp.js"
 import { startPostgres } from "../../support/postgresServer.js"
 
@@ -28,19 +28,6 @@ export interface Engines {
   /** For looking at the server beside the executor's pool. */
   readonly pool: pg.Pool
   close(): Promise<void>
-}
-
-/**
- * The demo's DuckDB driver as a dataset executor: DuckDB reads the compiled statement's `$n`
- * placeholders as written. (examples/analytics/duckdb.ts has no executor of its own yet.)
- */
-const duckDbExecutor = (connection: DuckDBConnection): SqlExecutor => {
-  const driver = duckDbDriver(connection)
-  return {
-    dialect: "duckdb",
-    execute: ({ sql, params }, signal) =>
-      Array.isArray(params) ? driver.execute({ sql, params, checks: [] }, signal) : Promise.reject(new TypeError("DuckDB binds by position"))
-  }
 }
 
 /** Generates `rows` demo orders and copies them into Postgres (server binaries in `postgresBin`) and chDB. */
@@ -71,7 +58,7 @@ export const openEngines = async (rows: number, postgresBin: string): Promise<En
     connection = await reference.instance.connect()
     return {
       executors: {
-        duckdb: duckDbExecutor(connection),
+        duckdb: duckDbSqlExecutor(connection),
         postgres: postgresExecutor(pool),
         chdb: clickHouseSqlExecutor(chdb.executor),
         clickhouse: clickHouseSqlExecutor(serverExecutor(client))
