@@ -11,28 +11,37 @@ import type { ParquetTarget } from "../analytics/copyDataset.js"
 import type { Row, SqlValue } from "../analytics/sql.js"
 import { type ClickHouseExecutor, type ClickHouseJson, createTableSql, JSON_SETTINGS, rowsFromJson } from "./clickhouse.js"
 
-/** The part of chDB's API used here (chdb 3.x). */
-interface ChdbResult {
+/** The part of chDB's API used here and by the tests' HTTP front (chdb 3.x). */
+export interface ChdbResult {
   text(): string
+  bytes(): Uint8Array
+  readonly rowsRead: number
+  readonly bytesRead: number
+  /** Seconds. */
+  readonly elapsed: number
 }
 
-interface ChdbSession {
-  queryAsync(sql: string, options?: { readonly format?: string }): Promise<ChdbResult>
+export interface ChdbQueryOptions {
+  readonly format?: string
+  readonly signal?: AbortSignal | undefined
+}
+
+export interface ChdbSession {
+  queryAsync(sql: string, options?: ChdbQueryOptions): Promise<ChdbResult>
   /**
    * Binds `{name:Type}` parameters in the engine: values never become SQL text. When `signal`
    * aborts, a query still queued never starts; a running one cannot be interrupted (chDB's C API
    * has no interrupt): the promise rejects at once and the engine finishes it unread.
    */
-  queryBindAsync(
-    sql: string,
-    params: object,
-    options?: { readonly format?: string; readonly signal?: AbortSignal | undefined }
-  ): Promise<ChdbResult>
+  queryBindAsync(sql: string, params: object, options?: ChdbQueryOptions): Promise<ChdbResult>
   close(): void
 }
 
-interface ChdbModule {
-  /** No path: a temporary directory, removed on close. */
+export interface ChdbModule {
+  /**
+   * No path: a temporary directory, removed on close. Sessions on one path share its data, each
+   * with its own connection (settings, current database); a process holds one path at a time.
+   */
   Session: new (path?: string, options?: { readonly connectionArgs?: ReadonlyArray<string> }) => ChdbSession
 }
 
@@ -61,7 +70,7 @@ export const findChdb = (): string | undefined => {
 let loaded: { readonly chdb: ChdbModule; readonly version: string } | undefined
 
 /** Loads chDB once (a second or two: the engine is a 540 MB library); throws CHDB_MISSING when absent. */
-const loadChdb = (): NonNullable<typeof loaded> => {
+export const loadChdb = (): NonNullable<typeof loaded> => {
   if (loaded !== undefined) return loaded
   const path = findChdb()
   if (path === undefined) throw new Error(CHDB_MISSING)

@@ -5,7 +5,8 @@
  * a ClickHouse server through `@clickhouse/client` (here), and chDB, the ClickHouse engine
  * inside this process (./chdb.ts). `table(name).where()` is the builder's own, so tenant
  * auto-inject works unchanged. The SQL guard of ../analytics/duckdb.ts needs DuckDB's parser;
- * here hand-written SQL is trusted as reviewed code.
+ * here hand-written SQL is trusted as reviewed code. Datasets run their compiled statements,
+ * already written with typed parameters, on either executor (clickHouseSqlExecutor).
  */
 import type { ClickHouseClient } from "@clickhouse/client"
 import { cancellable } from "../analytics/cancel.js"
@@ -14,6 +15,7 @@ import type { TableName } from "../analytics/dataset.js"
 import { exactNumber, withoutTrailingZeros } from "../analytics/jsonValues.js"
 import type { Json, Row, SqlDriver, SqlValue } from "../analytics/sql.js"
 import { CLICKHOUSE_SQL, renderPlaceholders } from "../analytics/sqlText.js"
+import type { SqlExecutor, SqlParam, SqlStatement } from "queryserve"
 
 /** Runs ClickHouse SQL: a server, or the engine in this process. */
 export interface ClickHouseExecutor {
@@ -109,6 +111,20 @@ export const clickHouseDriver = (executor: ClickHouseExecutor): SqlDriver => ({
     // The executor stops on the signal itself; cancellable makes its failure the signal's reason.
     return cancellable(signal, () => executor.query(query, bound, signal))
   }
+})
+
+const byName = (params: SqlStatement["params"]): params is Readonly<Record<string, SqlParam>> => !Array.isArray(params)
+
+/**
+ * A dataset's executor over a ClickHouse server or chDB: the compiled statement's `{p1:Type}`
+ * placeholders take their values from its params record, bound by the engine.
+ */
+export const clickHouseSqlExecutor = (executor: ClickHouseExecutor): SqlExecutor => ({
+  dialect: "clickhouse",
+  execute: ({ sql, params }, signal) =>
+    byName(params)
+      ? cancellable(signal, () => executor.query(sql, params, signal))
+      : Promise.reject(new TypeError("A ClickHouse statement binds its values by name: params must be a record"))
 })
 
 const quote = (name: string): string => `"${name.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`

@@ -4,7 +4,8 @@
  * becomes SQL text. `table(name).where(column, 'eq', value)` is the builder's own, so tenant
  * auto-inject works unchanged. The SQL guard of ./analytics/duckdb.ts needs DuckDB's parser; here
  * hand-written `raw()`/`db.with()` SQL is trusted as reviewed code. A statement whose signal aborts
- * is cancelled in Postgres, and pg's errors become queryserve's (classifyPostgresError).
+ * is cancelled in Postgres, and pg's errors become queryserve's (classifyPostgresError). The same
+ * runner serves datasets (postgresExecutor), whose compiled SQL has its `$n` placeholders already.
  */
 import pg from "pg"
 import { DatabaseUnreachable, GatewayTimeout, ServiceUnavailable } from "queryserve"
@@ -12,8 +13,9 @@ import type { AnalyticsEndpoint } from "../analytics/api.js"
 import { cancellable } from "../analytics/cancel.js"
 import { columnTypeIn, type DatasetTarget } from "../analytics/copyDataset.js"
 import { exactNumber, finiteOrNull } from "../analytics/jsonValues.js"
-import type { Row, SqlDriver, Statement } from "../analytics/sql.js"
+import type { Row, SqlDriver } from "../analytics/sql.js"
 import { renderPlaceholders, STANDARD_SQL } from "../analytics/sqlText.js"
+import type { SqlExecutor } from "queryserve"
 
 const { types } = pg
 
@@ -143,7 +145,13 @@ const cancelBackend = (config: pg.ClientConfig, client: pg.PoolClient): void => 
 /** pg also emits a checked-out client's broken connection as 'error', which pg-pool hears only on idle clients. */
 const reportedByTheQuery = (): void => {}
 
-const run = async (pool: pg.Pool, { sql, params }: Statement, signal: AbortSignal | undefined): Promise<ReadonlyArray<Row>> => {
+/** A statement as pg takes it: `$n` placeholders in `text`, their values in order. */
+interface PostgresStatement {
+  readonly text: string
+  readonly values: ReadonlyArray<unknown>
+}
+
+const run = async (pool: pg.Pool, { text, values }: PostgresStatement, signal: AbortSignal | undefined): Promise<ReadonlyArray<Row>> => {
   const client = await checkout(pool, signal)
   client.on("error", reportedByTheQuery)
   let cancelled = false
@@ -152,12 +160,7 @@ const run = async (pool: pg.Pool, { sql, params }: Statement, signal: AbortSigna
     cancelBackend(pool.options, client)
   }
   try {
-    const query = () =>
-      client.query({
-        text: renderPlaceholders(sql, STANDARD_SQL, params.length, (index) => `$${index + 1}`),
-        values: [...params],
-        types: rowTypes
-      })
+    const query = () => client.query({ text, values: [...values], types: rowTypes })
     return (await cancellable(signal, query, cancel)).rows as Array<Row>
   } finally {
     client.off("error", reportedByTheQuery)
@@ -167,16 +170,35 @@ const run = async (pool: pg.Pool, { sql, params }: Statement, signal: AbortSigna
 }
 
 /**
- * Runs statements on pooled clients. A signal that aborts takes a statement out of the pool's line
- * or cancels it in Postgres; errors are classified by classifyPostgresError.
+ * Runs `$n` statements on pooled clients. A signal that aborts takes a statement out of the pool's
+ * line or cancels it in Postgres; errors are classified by classifyPostgresError.
  */
-export const postgresDriver = (pool: pg.Pool): SqlDriver => {
+const runner = (pool: pg.Pool) => {
   const statementTimeoutMs = Number(pool.options.statement_timeout || 0)
+  return (statement: PostgresStatement, signal: AbortSignal | undefined): Promise<ReadonlyArray<Row>> =>
+    run(pool, statement, signal).catch((error: unknown) => {
+      throw classifyPostgresError(error, statementTimeoutMs)
+    })
+}
+
+/** The demo's query helper over `pool`: its `?` placeholders become `$1, $2, ...`. */
+export const postgresDriver = (pool: pg.Pool): SqlDriver => {
+  const execute = runner(pool)
   return {
-    execute: (statement, signal) =>
-      run(pool, statement, signal).catch((error: unknown) => {
-        throw classifyPostgresError(error, statementTimeoutMs)
-      })
+    execute: ({ sql, params }, signal) =>
+      execute({ text: renderPlaceholders(sql, STANDARD_SQL, params.length, (index) => `$${index + 1}`), values: params }, signal)
+  }
+}
+
+/** A dataset's executor over `pool`: the compiled statement's `$n` placeholders go to pg as written. */
+export const postgresExecutor = (pool: pg.Pool): SqlExecutor => {
+  const execute = runner(pool)
+  return {
+    dialect: "postgres",
+    execute: ({ sql, params }, signal) =>
+      Array.isArray(params)
+        ? execute({ text: sql, values: params }, signal)
+        : Promise.reject(new TypeError("A Postgres statement binds its values by position: params must be an array"))
   }
 }
 

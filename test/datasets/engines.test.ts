@@ -1,143 +1,162 @@
 /**
- * The same dataset queries compiled for Postgres and ClickHouse (on chDB) answer as on DuckDB, for
- * every tenant: the dialects' SQL runs on the real engines, and the raw values their drivers give
- * (node-postgres' Date objects, NUMERIC and BIGINT as text) come out as DuckDB's.
+ * The demo's drivers as dataset executors, each on its engine with the demo data: DuckDB,
+ * Postgres, chDB, and `@clickhouse/client` against a ClickHouse engine (the chDB HTTP front).
+ * Parameterised statements answer rows keyed by their aliases, with the same JSON values on every
+ * engine; an abort stops the statement; a database error reaches queryserve's classification.
  */
-import * as Effect from "effect/Effect"
 import pg from "pg"
-import type { SqlExecutor } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { copyDemoDataset } from "../../examples/analytics/copyDataset.js"
-import { createDemoDatabase, type DemoDatabase as Demo, TENANT_IDS } from "../../examples/analytics/dataset.js"
-import { duckDbSqlExecutor } from "../../examples/analytics/sqlExecutor.js"
-import { type EmbeddedClickHouse, openChdb } from "../../examples/clickhouse/chdb.js"
-import { postgresTarget } from "../../examples/postgres/postgres.js"
-import { queryDataset } from "../../src/datasets/run.js"
+import { TENANT_IDS } from "../../examples/analytics/dataset.js"
+import type { SqlExecutor, SqlStatement } from "queryserve"
+import { postgresExecutor } from "../../examples/postgres/postgres.js"
+import { toServeError } from "../../src/domain/errors.js"
 import { findChdbForTests } from "../support/chdb.js"
-import { findPostgresBinForTests, type PostgresServer, startPostgres } from "../support/postgresServer.js"
-import { ORDER_FACTS_VIEW, Orders } from "./ordersModel.js"
+import { eventually } from "../support/eventually.js"
+import { freePort } from "../support/freePort.js"
+import { findPostgresBinForTests } from "../support/postgresServer.js"
+import { settledWithin } from "../support/settledWithin.js"
+import { type EngineName, type Engines, openEngines } from "./support/engines.js"
 
-const ROWS = 20_000
+const ROWS = 10_000
+const ENGINES: ReadonlyArray<EngineName> = ["duckdb", "postgres", "chdb", "clickhouse"]
 
-const QUESTIONS: ReadonlyArray<Readonly<Record<string, unknown>>> = [
-  { dimensions: ["region"], measures: ["revenue", "orders", "customers", "avgOrder", "minOrder", "maxOrder", "revenuePerCustomer"] },
-  {
-    dimensions: ["day.month", "category"],
-    measures: ["revenue", "orders"],
-    filters: [
-      { field: "day", op: "between", value: ["2025-02-01", "2025-06-30T23:59:59"] },
-      { field: "region", op: "in", value: ["na", "emea"] },
-      { field: "multi", op: "eq", value: false },
-      { field: "orders", op: "gte", value: 3 }
-    ],
-    orderBy: [{ field: "revenue", direction: "desc" }],
-    limit: 10_000
-  },
-  {
-    dimensions: ["day.week", "day.quarter", "day.year"],
-    measures: ["customers"],
-    filters: [
-      { field: "quantity", op: "gte", value: 2 },
-      { field: "product", op: "contains", value: "Widget" },
-      { field: "category", op: "isNull", value: false },
-      { field: "region", op: "notIn", value: ["apac"] }
-    ],
-    limit: 10_000
-  },
-  { measures: ["revenue", "avgOrder", "revenuePerCustomer"], filters: [{ field: "day.month", op: "eq", value: "2025-03-01" }] },
-  { dimensions: ["multi", "quantity"], measures: ["orders", "maxOrder"], filters: [{ field: "maxOrder", op: "between", value: [50, 2000.5] }] },
-  { dimensions: ["day"], measures: ["orders"], filters: [{ field: "day", op: "lt", value: "2025-02-01" }], limit: 7 }
-]
+const postgresBin = findPostgresBinForTests("dataset executors")
+const chdb = findChdbForTests("dataset executors")
 
-/** Equal, numbers within 1e-9 of each other: engines may differ in an average's last bits. */
-const roughly = (value: unknown): unknown =>
-  typeof value === "number" && !Number.isInteger(value)
-    ? expect.closeTo(value, Math.max(0, 9 - Math.ceil(Math.log10(Math.abs(value) + 1))))
-    : Array.isArray(value)
-    ? value.map(roughly)
-    : typeof value === "object" && value !== null
-    ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, roughly(v)]))
-    : value
-
-const answer = (executor: SqlExecutor, tenantId: string, body: unknown) =>
-  Effect.runPromise(queryDataset(Orders, body, { executor, tenantId, auth: null }))
-
-/** Each question's first two pages for every tenant, as `executor` answers them. */
-const answers = async (executor: SqlExecutor): Promise<ReadonlyArray<unknown>> => {
-  const all: Array<unknown> = []
-  for (const tenant of TENANT_IDS) {
-    for (const question of QUESTIONS) {
-      const first = await answer(executor, tenant, question)
-      const next = first.page.nextCursor === null ? null : await answer(executor, tenant, { ...question, cursor: first.page.nextCursor })
-      all.push({ tenant, question, first, next })
+/** One question, as each dialect writes it: a tenant's orders in a date range, in some regions, over an amount. */
+const revenueByRegion = (engine: EngineName, tenant: string, regions: readonly [string, string]): SqlStatement => {
+  const values = [tenant, "2025-02-01", "2025-06-30", ...regions, 10] as const
+  const select = `SELECT region, count(*) AS orders, sum(amount) AS revenue, min(day) AS "firstDay" FROM orders`
+  if (engine === "chdb" || engine === "clickhouse") {
+    return {
+      sql: `${select} WHERE tenant_id = {p1:String} AND day BETWEEN toDate({p2:String}) AND toDate({p3:String})
+            AND region IN ({p4:String}, {p5:String}) AND amount >= {p6:Int64} GROUP BY region ORDER BY region`,
+      params: Object.fromEntries(values.map((value, i) => [`p${i + 1}`, value]))
     }
   }
-  return all
+  return {
+    sql: `${select} WHERE tenant_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE)
+          AND region IN ($4, $5) AND amount >= $6 GROUP BY region ORDER BY region`,
+    params: values
+  }
 }
 
-let demo: Demo
-let expected: ReadonlyArray<unknown>
-beforeAll(async () => {
-  demo = await createDemoDatabase({ rows: ROWS, log: () => undefined })
-  await demo.connection.run(ORDER_FACTS_VIEW)
-  expected = await answers(duckDbSqlExecutor(demo.connection))
-}, 60_000)
-afterAll(() => demo?.close())
+/** About a second of each engine's time, or more. */
+const SLOW: Readonly<Record<EngineName, string>> = {
+  duckdb: "SELECT count(*) AS n FROM range(100000) a, range(100000) b WHERE a.range * b.range % 7 = 3",
+  postgres: "SELECT pg_sleep(5) AS slept_in_the_executor_test",
+  chdb: "SELECT sum(sleepEachRow(0.1)) AS slept FROM numbers(10) SETTINGS max_block_size = 1",
+  clickhouse: "SELECT sum(sleepEachRow(0.1)) AS slept FROM numbers(10) SETTINGS max_block_size = 1"
+}
 
-const chdb = findChdbForTests("datasets on chDB")
+const positional = (executor: SqlExecutor): boolean => executor.dialect !== "clickhouse"
 
-describe.skipIf(chdb === undefined)("the ClickHouse dialect on chDB", () => {
-  let clickhouse: EmbeddedClickHouse
+const failureOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => "resolved", (error: unknown) => error)
+
+describe.skipIf(postgresBin === undefined || chdb === undefined)("the demo's drivers as dataset executors", () => {
+  let engines: Engines
 
   beforeAll(async () => {
-    clickhouse = await openChdb()
-    await copyDemoDataset(demo.connection, clickhouse.target, { log: () => undefined })
-    await clickhouse.executor.query(
-      `CREATE VIEW order_facts AS
-       SELECT o.tenant_id AS tenant_id, o.order_id AS order_id, o.customer_id AS customer_id, o.region AS region,
-              o.day AS day, o.quantity AS quantity, o.amount AS amount, p.name AS product_name,
-              if(o.order_id % 10 = 0, NULL, p.category) AS category, toBool(o.quantity > 1) AS multi
-       FROM orders AS o JOIN products AS p ON o.product_id = p.product_id`,
-      {}
-    )
+    engines = await openEngines(ROWS, postgresBin!)
   }, 120_000)
-  afterAll(() => clickhouse?.executor.close())
 
-  it("answers every question for every tenant as DuckDB does", async () => {
-    const executor: SqlExecutor = {
-      dialect: "clickhouse",
-      execute: (statement, signal) => clickhouse.executor.query(statement.sql, statement.params as Record<string, string | number | boolean>, signal)
+  afterAll(() => engines?.close())
+
+  it("name their dialect", () => {
+    expect(Object.fromEntries(ENGINES.map((engine) => [engine, engines.executors[engine].dialect]))).toEqual({
+      duckdb: "duckdb",
+      postgres: "postgres",
+      chdb: "clickhouse",
+      clickhouse: "clickhouse"
+    })
+  })
+
+  it("answer a parameterised statement (text, dates, a list, a number) with the same rows for every tenant", async () => {
+    for (const tenant of TENANT_IDS) {
+      const answers = await Promise.all(ENGINES.map((engine) => engines.executors[engine].execute(revenueByRegion(engine, tenant, ["emea", "na"]))))
+      const [duckdb] = answers
+      expect(duckdb, tenant).toHaveLength(2)
+      for (const row of duckdb!) {
+        expect(Object.keys(row), tenant).toEqual(["region", "orders", "revenue", "firstDay"])
+        expect(row).toMatchObject({ region: expect.any(String), revenue: expect.any(Number), firstDay: expect.stringMatching(/^2025-\d\d-\d\d$/) })
+        expect(Number.isInteger(row.orders)).toBe(true)
+      }
+      answers.forEach((answer, i) => expect(answer, `${ENGINES[i]} for ${tenant}`).toEqual(duckdb))
     }
-    expect(await answers(executor)).toEqual(roughly(expected))
-  })
-})
-
-const postgresBin = findPostgresBinForTests("datasets on Postgres")
-
-describe.skipIf(postgresBin === undefined)("the Postgres dialect on Postgres", () => {
-  let server: PostgresServer
-  let pool: pg.Pool
-
-  beforeAll(async () => {
-    server = await startPostgres(postgresBin!)
-    pool = new pg.Pool({ connectionString: server.url, max: 2 })
-    pool.on("error", () => undefined)
-    await copyDemoDataset(demo.connection, postgresTarget(pool), { log: () => undefined })
-    await pool.query(ORDER_FACTS_VIEW)
-  }, 120_000)
-  afterAll(async () => {
-    await pool?.end()
-    await server?.stop()
   })
 
-  it("answers every question for every tenant as DuckDB does, from node-postgres' own values", async () => {
-    const executor: SqlExecutor = {
-      dialect: "postgres",
-      execute: async (statement, signal) => {
-        signal?.throwIfAborted()
-        return (await pool.query(statement.sql, statement.params as Array<unknown>)).rows as Array<Record<string, unknown>>
+  it("bind hostile text as a value: it matches nothing", async () => {
+    for (const engine of ENGINES) {
+      for (const attack of ["acme' OR '1'='1", "acme\\' OR 1=1 --", "acme'); DROP TABLE orders; --"]) {
+        expect(await engines.executors[engine].execute(revenueByRegion(engine, attack, ["emea", "na' OR '1'='1"])), engine).toEqual([])
       }
     }
-    expect(await answers(executor)).toEqual(roughly(expected))
+  })
+
+  it("refuse params of the other shape: a record for $n placeholders, an array for {name:Type}", async () => {
+    for (const engine of ENGINES) {
+      const executor = engines.executors[engine]
+      const params = positional(executor) ? { p1: "acme" } : ["acme"]
+      expect(await failureOf(executor.execute({ sql: "SELECT 1 AS one", params })), engine).toBeInstanceOf(TypeError)
+    }
+  })
+
+  describe("an abort", () => {
+    for (const engine of ENGINES) {
+      it(`${engine}: fails the statement at once with the signal's reason`, async () => {
+        const request = new AbortController()
+        const running = engines.executors[engine].execute({ sql: SLOW[engine], params: positional(engines.executors[engine]) ? [] : {} }, request.signal)
+        await new Promise((resolve) => setTimeout(resolve, 150))
+        const reason = new Error("the client left")
+        request.abort(reason)
+        expect(await settledWithin(running, 500)).toEqual({ error: reason })
+      })
+    }
+
+    it("postgres: the statement stops running in the server", async () => {
+      const sql = "SELECT pg_sleep(5) AS stopped_by_the_abort"
+      const request = new AbortController()
+      const running = failureOf(engines.executors.postgres.execute({ sql, params: [] }, request.signal))
+      const active = async () =>
+        (await engines.pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query = $1", [sql])).rows[0].n
+      await eventually(async () => expect(await active()).toBe(1))
+      request.abort(new Error("the client left"))
+      await running
+      await eventually(async () => expect(await active()).toBe(0), 3000)
+    })
+  })
+
+  describe("a database error", () => {
+    const MISSING_TABLE = "SELECT count(*) AS n FROM no_such_table"
+    const ENGINE_TEXT: Readonly<Record<EngineName, RegExp>> = {
+      duckdb: /no_such_table does not exist/,
+      postgres: /relation "no_such_table" does not exist/,
+      chdb: /^Code: 60\. DB::Exception: .*\(UNKNOWN_TABLE\)/s,
+      clickhouse: /no_such_table/
+    }
+
+    for (const engine of ENGINES) {
+      it(`${engine}: rejects with the engine's error, which queryserve answers as a 500`, async () => {
+        const executor = engines.executors[engine]
+        const error = await failureOf(executor.execute({ sql: MISSING_TABLE, params: positional(executor) ? [] : {} }))
+        expect(error).toBeInstanceOf(Error)
+        expect((error as Error).message).toMatch(ENGINE_TEXT[engine])
+        expect(toServeError(error)).toMatchObject({ _tag: "InternalError", cause: error })
+      })
+    }
+
+    it("clickhouse: carries ClickHouse's code and name, as the client reads them", async () => {
+      expect(await failureOf(engines.executors.clickhouse.execute({ sql: MISSING_TABLE, params: {} }))).toMatchObject({ code: "60", type: "UNKNOWN_TABLE" })
+    })
+
+    it("postgres: a server that is not there is DATABASE_UNREACHABLE (503)", async () => {
+      const pool = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/postgres` })
+      try {
+        const error = await failureOf(postgresExecutor(pool).execute({ sql: "SELECT 1 AS one", params: [] }))
+        expect(toServeError(error)).toMatchObject({ _tag: "DatabaseUnreachable" })
+      } finally {
+        await pool.end()
+      }
+    })
   })
 })

@@ -1,0 +1,22 @@
+/**
+ * The demo's `orders` dataset: the questions no endpoint was written for, over the same `orders`
+ * table every engine of the demo holds. Each tenant sees its own rows only.
+ */
+import { dataset, dimension, measure } from "queryserve"
+
+export const ordersDataset = dataset("orders", {
+  source: "orders",
+  tenantKey: "tenant_id",
+  description: "One row per order: its region, day, product and amount",
+  dimensions: {
+    region: dimension.string(),
+    day: dimension.time({ column: "day" }),
+    product_id: dimension.number()
+  },
+  measures: {
+    revenue: measure.sum("amount"),
+    orders: measure.count(),
+    customers: measure.countDistinct("customer_id"),
+    avgOrder: measure.avg("amount")
+  }
+})
