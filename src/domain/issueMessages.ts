@@ -117,7 +117,7 @@ const typeMessage = (issue: ParseResult.Type): string => {
 const MAX_VALUE_LENGTH = 48
 
 /** The value a caller sent, short enough for a message. */
-const formatValue = (value: unknown): string => {
+export const formatValue = (value: unknown): string => {
   let text: string
   if (value === undefined) return "nothing"
   if (typeof value === "bigint") text = String(value)
