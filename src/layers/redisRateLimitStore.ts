@@ -62,7 +62,7 @@ export const makeRedisRateLimitStore = (options: RedisRateLimitStoreOptions): Ra
 }
 
 export interface RedisRateLimitStoreLayerOptions {
-  /** `redis://[user:password@]host:port/db`; logged with user and password redacted. */
+  /** `redis://[user:password@]host:port/db`; logged with user, password and `?password=` redacted. */
   readonly url: string
   readonly prefix?: string
   /**
