@@ -171,7 +171,7 @@ const BUILT_INS = [
   "SharedArrayBuffer", "URL", "URLSearchParams", "AbortSignal", "EventTarget", "Blob", "Headers"
 ]
 const isBuiltInPrototype = (prototype: object): boolean =>
-  (builtInPrototypes ??= new Set(BUILT_INS.map((name) => (globalThis as Record<string, { prototype?: unknown } | undefined>)[name]?.prototype))).has(prototype)
+  (builtInPrototypes ??= new Set(BUILT_INS.map((name) => (globalThis as unknown as Record<string, { prototype?: unknown } | undefined>)[name]?.prototype))).has(prototype)
 
 /** The first getter on `value`'s prototype chain below the built-in prototypes, by name. */
 const inheritedGetter = (value: object): string | undefined => {
