@@ -54,6 +54,16 @@ export type {
   TenantOverride
 } from "./domain/config.js"
 export { TenantScopeError } from "./pipeline/autoInject.js"
+export { postgresTenantSessions } from "./tenancy/postgresTenantSessions.js"
+export type {
+  PostgresPool,
+  PostgresPoolClient,
+  PostgresQueryResult,
+  PostgresTenantSessions,
+  PostgresTenantSessionsOptions,
+  TenantQueries,
+  TenantSession
+} from "./tenancy/postgresTenantSessions.js"
 export type { ErrorEnvelope } from "./domain/envelope.js"
 export { toErrorResponse } from "./domain/envelope.js"
 export {
@@ -102,6 +112,7 @@ export type { RecordingMetrics } from "./metrics/recording.js"
 export { defaultServicesLayer, pipelineLayer } from "./layers/serveLayer.js"
 export { makeMemoryRateLimitStore, memoryRateLimitStoreLayer } from "./layers/memoryRateLimitStore.js"
 export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from "./layers/memoryRateLimitStore.js"
+export type { WindowCount, WindowCountingStore } from "./layers/windowCount.js"
 
 export { ResultCacheStore, StoredResult } from "./cache/ResultCacheStore.js"
 export type { ResultCacheFilter, ResultCacheKey, ResultCacheStoreService, ResultCacheStoreStats } from "./cache/ResultCacheStore.js"
