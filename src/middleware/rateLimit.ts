@@ -72,6 +72,8 @@ export const rateLimit = (options: RateLimitOptions = {}): DocumentedMiddleware 
   // it was told, and the requests it let through on its own count since (which the store never saw).
   const sharedSeen = makeMemoryRateLimitStore()
   const passedAlone = makeMemoryRateLimitStore()
+  const tooMany = (retryAfterSeconds: number) =>
+    new RateLimited({ message: `Too many requests: the limit is ${max} per ${windowMs} ms`, retryAfterSeconds })
 
   const admit = (ctx: ServeContext, next: () => MaybePromise<unknown>, { count, ttlMs }: WindowCount) => {
     // A store that cannot tell the TTL yet (first hit) gets the full window.
@@ -79,9 +81,7 @@ export const rateLimit = (options: RateLimitOptions = {}): DocumentedMiddleware 
     ctx.setHeader("x-ratelimit-limit", limit)
     ctx.setHeader("x-ratelimit-remaining", String(Math.max(0, max - count)))
     ctx.setHeader("x-ratelimit-reset", String(resetSeconds))
-    if (count > max) {
-      throw new RateLimited({ message: `Too many requests: the limit is ${max} per ${windowMs} ms`, retryAfterSeconds: resetSeconds })
-    }
+    if (count > max) throw tooMany(resetSeconds)
     return next()
   }
 
@@ -101,9 +101,7 @@ export const rateLimit = (options: RateLimitOptions = {}): DocumentedMiddleware 
    */
   const admitAlone = (key: string, next: () => MaybePromise<unknown>) => {
     const windowLeft = passedAlone.getTtl(key) || sharedSeen.getTtl(key) || windowMs
-    if (sharedSeen.count(key) + passedAlone.count(key) >= max) {
-      throw new RateLimited({ message: `Too many requests: the limit is ${max} per ${windowMs} ms`, retryAfterSeconds: Math.ceil(windowLeft / 1000) })
-    }
+    if (sharedSeen.count(key) + passedAlone.count(key) >= max) throw tooMany(Math.ceil(windowLeft / 1000))
     passedAlone.increment(key, windowLeft)
     return next()
   }
