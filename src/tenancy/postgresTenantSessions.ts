@@ -39,7 +39,6 @@ export interface PostgresTenantSessionsOptions {
 }
 
 export interface PostgresTenantSessions {
-  readonly setting: string
   /** The session of a caller: give it `ctx.tenantId`. No tenant (null, undefined, "") refuses every query. */
   forTenant(tenantId: string | null | undefined): TenantSession
 }
@@ -89,7 +88,6 @@ export const postgresTenantSessions = (pool: PostgresPool, options: PostgresTena
   }
 
   return {
-    setting,
     forTenant: (given) => {
       const tenantId = typeof given === "string" && given.length > 0 ? given : null
       const transaction = <A>(work: (tx: TenantQueries) => Promise<A>): Promise<A> =>
