@@ -35,6 +35,16 @@ export type { OpenApiOptions } from "./openapi/options.js"
 export type { DocsOptions } from "./docs/options.js"
 export type { QueryLoggingOption, ServeConfig } from "./config/ServeConfig.js"
 export { TenantScopeError } from "./tenancy/autoInject.js"
+export { postgresTenantSessions } from "./tenancy/postgresTenantSessions.js"
+export type {
+  PostgresPool,
+  PostgresPoolClient,
+  PostgresQueryResult,
+  PostgresTenantSessions,
+  PostgresTenantSessionsOptions,
+  TenantQueries,
+  TenantSession
+} from "./tenancy/postgresTenantSessions.js"
 export type { ErrorEnvelope } from "./domain/envelope.js"
 export { toErrorResponse } from "./domain/envelope.js"
 export {
@@ -84,6 +94,7 @@ export type { RecordingMetrics } from "./metrics/recording.js"
 export { defaultServicesLayer, pipelineLayer } from "./pipeline/serveLayer.js"
 export { makeMemoryRateLimitStore, memoryRateLimitStoreLayer } from "./services/memoryRateLimitStore.js"
 export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from "./services/memoryRateLimitStore.js"
+export type { WindowCount, WindowCountingStore } from "./services/windowCount.js"
 
 export { ResultCacheStore } from "./cache/ResultCacheStore.js"
 export { StoredResult } from "./stages/storedResult.js"

@@ -32,7 +32,10 @@ export interface JwtAuthOptions {
    * Tokens without `iat` are then refused. Default: no limit.
    */
   readonly maxTokenAge?: number | string
-  /** Leeway for `exp`, `nbf` and `maxTokenAge`: seconds, or a span such as `"30s"`. Default 0. */
+  /**
+   * Leeway for `exp`, `nbf`, `maxTokenAge` and the future-`iat` check: seconds, or a span such as `"30s"`.
+   * Default 0. A token issued (`iat`) later than now plus this leeway is always refused.
+   */
   readonly clockTolerance?: number | string
   /** @deprecated Use `clockTolerance` (same number of seconds). */
   readonly clockToleranceSeconds?: number
@@ -99,6 +102,7 @@ const describeFailure = (errors: Jose["errors"], error: unknown): string => {
     return error.claim === "iat" ? "The bearer token is older than the accepted maximum age" : "The bearer token has expired"
   }
   if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === "iat" && error.reason === "check_failed") return "The bearer token's issue time (iat claim) is in the future"
     if (error.reason === "missing") return MISSING_CLAIM[error.claim] ?? `The bearer token has no "${error.claim}" claim`
     return `The bearer token's "${error.claim}" claim is not accepted`
   }
@@ -112,6 +116,16 @@ const checkSpan = (name: string, value: number | string | undefined): void => {
   if (value === undefined) return
   const valid = typeof value === "number" ? Number.isFinite(value) && value >= 0 : SPAN.test(value)
   if (!valid) throw new TypeError(`jwtAuth: ${name} must be seconds (a number ≥ 0) or a span such as "30s", "15m", "2h", not ${JSON.stringify(value)}`)
+}
+
+const UNIT_SECONDS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800, y: 31_557_600 }
+
+/** Seconds of a span `checkSpan` accepted: "2 hours" is 7200. Units are told apart by their first letter. */
+const spanSeconds = (value: number | string | undefined): number => {
+  if (value === undefined) return 0
+  if (typeof value === "number") return value
+  const [, amount, unit] = /^([\d.]+) ?([a-z])/i.exec(value)!
+  return Number(amount) * UNIT_SECONDS[unit!.toLowerCase()]!
 }
 
 /**
@@ -144,7 +158,7 @@ const rejection = ({ errors }: Jose, error: unknown, usesJwks: boolean): Unautho
 
 /**
  * Authenticates `Authorization: Bearer <jwt>` with `jose`. No bearer token: no caller (null). A token
- * that fails signature, algorithm, `exp`/`nbf`, issuer, audience or age checks, or has no `exp`
+ * that fails signature, algorithm, `exp`/`nbf`, issuer, audience or age checks, has an `iat` in the future, or no `exp`
  * (unless `requireExpiry: false`): 401 `invalid_credentials`. Keys are only ever the configured ones:
  * a `jku`, `x5u` or embedded `jwk` header in a token is never followed.
  */
@@ -173,10 +187,22 @@ export const jwtAuth = (options: JwtAuthOptions): DocumentedAuthStrategy<JwtAuth
   const rolesClaim = options.claims?.roles ?? "roles"
   const scopesClaim = options.claims?.scopes ?? defaultScopes
   const tenantClaim = options.claims?.tenantId ?? "tenant_id"
+  const toleranceSeconds = spanSeconds(clockTolerance)
+
+  /**
+   * jose checks a future `iat` only with `maxTokenAge`. A token "issued" later than now is one minted
+   * with a skewed or forged clock, which would outlive its intended lifetime: refused in every case.
+   */
+  const issuedInThePast = (jose: Jose, payload: JWTPayload): JWTPayload => {
+    if (typeof payload.iat === "number" && payload.iat > Date.now() / 1000 + toleranceSeconds) {
+      throw new jose.errors.JWTClaimValidationFailed('"iat" claim timestamp check failed (it should be in the past)', payload, "iat", "check_failed")
+    }
+    return payload
+  }
 
   const verify = async (token: string): Promise<JwtAuthContext> => {
     const { jose, getKey } = await ready
-    const { payload } = await jose.jwtVerify(token, getKey, verifyOptions).catch((error: unknown) => {
+    const payload = await jose.jwtVerify(token, getKey, verifyOptions).then(({ payload }) => issuedInThePast(jose, payload)).catch((error: unknown) => {
       throw rejection(jose, error, usesJwks)
     })
     const tenantId = tenantIdOf(read(payload, tenantClaim))

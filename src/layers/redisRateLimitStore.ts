@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { RateLimitStore, type RateLimitStoreService } from "../services/RateLimitStore.js"
+import { RateLimitStore } from "../services/RateLimitStore.js"
 import { scopedRedisConnection } from "../redis/connection.js"
+import type { WindowCount, WindowCountingStore } from "../services/windowCount.js"
 
 interface ScriptArguments {
   readonly keys: Array<string>
@@ -31,30 +32,41 @@ export interface RedisRateLimitStoreOptions {
 /**
  * One atomic step per hit, so concurrent hits from any number of processes count exactly: the
  * window starts (PEXPIRE) when the count becomes 1. A key left without expiry (set by hand)
- * gets one too, so it can never block forever.
+ * gets one too, so it can never block forever. It answers the count and the window's remaining
+ * milliseconds together: one command, one round trip per hit.
  */
 const INCREMENT_SCRIPT = `local count = redis.call('INCR', KEYS[1])
-if count == 1 or redis.call('PTTL', KEYS[1]) < 0 then
+local ttl = redis.call('PTTL', KEYS[1])
+if count == 1 or ttl < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
 end
-return count`
+return {count, ttl}`
 
 const INCREMENT_SHA1 = createHash("sha1").update(INCREMENT_SCRIPT).digest("hex")
 
 const isMissingScript = (error: unknown): boolean => error instanceof Error && error.message.startsWith("NOSCRIPT")
 
+/** The script's `{count, ttl}` reply. */
+const windowCount = (reply: unknown): WindowCount => {
+  if (!Array.isArray(reply) || reply.length !== 2) throw new Error("unexpected reply from the Redis rate-limit script")
+  return { count: Number(reply[0]), ttlMs: Math.max(0, Number(reply[1])) }
+}
+
 /** A RateLimitStore whose counters live in Redis: processes sharing it share their limits. */
-export const makeRedisRateLimitStore = (options: RedisRateLimitStoreOptions): RateLimitStoreService => {
+export const makeRedisRateLimitStore = (options: RedisRateLimitStoreOptions): WindowCountingStore => {
   const { client } = options
   const prefix = options.prefix ?? "queryserve:ratelimit:"
+  const hit = (key: string, windowMs: number): Promise<WindowCount> => {
+    const args: ScriptArguments = { keys: [prefix + key], arguments: [String(Math.max(1, Math.ceil(windowMs)))] }
+    // EVALSHA sends 40 bytes instead of the script; a server that has not cached it yet gets it once by EVAL.
+    return client.evalSha(INCREMENT_SHA1, args)
+      .catch((error: unknown) => (isMissingScript(error) ? client.eval(INCREMENT_SCRIPT, args) : Promise.reject(error)))
+      .then(windowCount)
+  }
   return {
-    increment: (key, windowMs) => {
-      const args: ScriptArguments = { keys: [prefix + key], arguments: [String(Math.max(1, Math.ceil(windowMs)))] }
-      // EVALSHA sends 40 bytes instead of the script; a server that has not cached it yet gets it once by EVAL.
-      return client.evalSha(INCREMENT_SHA1, args)
-        .catch((error: unknown) => (isMissingScript(error) ? client.eval(INCREMENT_SCRIPT, args) : Promise.reject(error)))
-        .then(Number)
-    },
+    hit,
+    increment: (key, windowMs) => hit(key, windowMs).then(({ count }) => count),
     // PTTL answers -2 for a missing key and -1 for one without expiry: both mean "no window".
     getTtl: (key) => client.pTTL(prefix + key).then((ms) => Math.max(0, ms)),
     reset: (key) => client.del(prefix + key).then(() => undefined)
@@ -62,7 +74,7 @@ export const makeRedisRateLimitStore = (options: RedisRateLimitStoreOptions): Ra
 }
 
 export interface RedisRateLimitStoreLayerOptions {
-  /** `redis://[user:password@]host:port/db`; logged with user and password redacted. */
+  /** `redis://[user:password@]host:port/db`; logged with user, password and `?password=` redacted. */
   readonly url: string
   readonly prefix?: string
   /**

@@ -4,6 +4,7 @@ import { clientAddress, trustedHopCount } from "../domain/http.js"
 import { type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
 import { makeMemoryRateLimitStore } from "../services/memoryRateLimitStore.js"
 import { DEFAULT_STORE_TIMEOUT_MS, withDeadline } from "../domain/storeDeadline.js"
+import { countHit, type WindowCount } from "../services/windowCount.js"
 import type { RateLimitStoreService } from "../services/RateLimitStore.js"
 import type { DocumentedMiddleware } from "../openapi/endpoint.js"
 import { RATE_LIMIT_HEADERS } from "../openapi/headers.js"
@@ -26,18 +27,19 @@ export interface RateLimitOptions {
    * Default false: only the socket address counts, so clients cannot pick their own key.
    */
   readonly trustProxy?: boolean | number
-  /** When the store fails: true (default) lets the request through and logs; false answers 503. */
+  /**
+   * When the store fails (an error, or no answer within `storeTimeoutMs`): true (default) counts the
+   * window in this process's memory instead, so at most `max` requests per process pass, and logs;
+   * false answers 503.
+   */
   readonly failOpen?: boolean
   /**
    * Milliseconds an async store (Redis) may take to answer before it counts as failed (default 250),
-   * also when the server accepted the command and then stalls. The memory store answers at once.
+   * also when the server accepted the command and then stalls. Time this process's own event loop
+   * ran behind (a burst) is added, so a healthy store is not failed by its caller's load. The memory
+   * store answers at once.
    */
   readonly storeTimeoutMs?: number
-}
-
-interface WindowState {
-  readonly count: number
-  readonly ttlMs: number
 }
 
 /**
@@ -102,52 +104,67 @@ const limiter = (options: RateLimitOptions, store: RateLimitStoreService, prefix
   const timeoutMessage = `The rate-limit store did not answer within ${storeTimeoutMs} ms`
   const limit = String(max)
   let storeFailing = false
+  // What this process knows of each key's window for when the store fails: the highest shared count
+  // it was told, and the requests it let through on its own count since (which the store never saw).
+  const sharedSeen = makeMemoryRateLimitStore()
+  const passedAlone = makeMemoryRateLimitStore()
+  const tooMany = (retryAfterSeconds: number) =>
+    new RateLimited({ message: `Too many requests: the limit is ${max} per ${windowMs} ms`, retryAfterSeconds })
 
-  /** Both calls go out before either is awaited: a pipelining client (node-redis) sends them in one round trip. */
-  const hit = (key: string): MaybePromise<WindowState> => {
-    const count = store.increment(key, windowMs)
-    const ttlMs = store.getTtl(key)
-    if (!isPromiseLike(count) && !isPromiseLike(ttlMs)) return { count, ttlMs }
-    return withDeadline(Promise.all([count, ttlMs]), storeTimeoutMs, timeoutMessage).then(([count, ttlMs]) => ({ count, ttlMs }))
-  }
-
-  const storeFailed = (error: unknown, next: () => MaybePromise<unknown>): MaybePromise<unknown> => {
-    // Logged once per outage: a down store under load must not flood the log.
-    if (!storeFailing) console.error("[queryserve] rate-limit store failed; " + (failOpen ? "failing open" : "answering 503"), error)
-    storeFailing = true
-    if (failOpen) return next()
-    throw new ServiceUnavailable({ message: "Rate limiting is unavailable; try again later" })
-  }
-
-  const admit = (ctx: ServeContext, next: () => MaybePromise<unknown>, { count, ttlMs }: WindowState) => {
-    if (storeFailing) {
-      storeFailing = false
-      console.error("[queryserve] rate-limit store answers again; counting resumed")
-    }
+  const admit = (ctx: ServeContext, next: () => MaybePromise<unknown>, { count, ttlMs }: WindowCount) => {
     // A store that cannot tell the TTL yet (first hit) gets the full window.
     const resetSeconds = Math.ceil((ttlMs > 0 ? ttlMs : windowMs) / 1000)
     ctx.setHeader("x-ratelimit-limit", limit)
     ctx.setHeader("x-ratelimit-remaining", String(Math.max(0, max - count)))
     ctx.setHeader("x-ratelimit-reset", String(resetSeconds))
-    if (count > max) {
-      throw new RateLimited({ message: `Too many requests: the limit is ${max} per ${windowMs} ms`, retryAfterSeconds: resetSeconds })
-    }
+    if (count > max) throw tooMany(resetSeconds)
     return next()
+  }
+
+  /** The store's answer, with what this process let through uncounted during an outage in this window. */
+  const admitShared = (ctx: ServeContext, key: string, next: () => MaybePromise<unknown>, shared: WindowCount) => {
+    if (storeFailing) {
+      storeFailing = false
+      console.error("[queryserve] rate-limit store answers again; counting resumed")
+    }
+    sharedSeen.observe(key, shared.count, shared.ttlMs > 0 ? shared.ttlMs : windowMs)
+    return admit(ctx, next, { count: shared.count + passedAlone.count(key), ttlMs: shared.ttlMs })
+  }
+
+  /**
+   * Counts the hit in this process, from the last shared count it saw: never "unlimited". The answer
+   * carries no X-RateLimit-* headers, since the shared count is unknown.
+   */
+  const admitAlone = (key: string, next: () => MaybePromise<unknown>) => {
+    const windowLeft = passedAlone.getTtl(key) || sharedSeen.getTtl(key) || windowMs
+    if (sharedSeen.count(key) + passedAlone.count(key) >= max) throw tooMany(Math.ceil(windowLeft / 1000))
+    passedAlone.increment(key, windowLeft)
+    return next()
+  }
+
+  const storeFailed = (key: string, error: unknown, next: () => MaybePromise<unknown>): MaybePromise<unknown> => {
+    // Logged once per outage: a down store under load must not flood the log.
+    if (!storeFailing) {
+      console.error("[queryserve] rate-limit store failed; " + (failOpen ? "counting in this process's memory (at most max per process)" : "answering 503"), error)
+    }
+    storeFailing = true
+    if (failOpen) return admitAlone(key, next)
+    throw new ServiceUnavailable({ message: "Rate limiting is unavailable; try again later" })
   }
 
   const middleware: ServeMiddleware = (ctx, next) => {
     const key = keyBy(ctx)
     if (key === null || key === undefined) return next()
-    let state: MaybePromise<WindowState>
+    let counted: MaybePromise<WindowCount>
     try {
-      state = hit(prefix + key)
+      counted = countHit(store, prefix + key, windowMs)
     } catch (error) {
-      return storeFailed(error, next)
+      return storeFailed(key, error, next)
     }
-    if (!isPromiseLike(state)) return admit(ctx, next, state)
-    return Promise.resolve(state).then(
-      (resolved) => admit(ctx, next, resolved),
-      (error: unknown) => storeFailed(error, next)
+    if (!isPromiseLike(counted)) return admit(ctx, next, counted)
+    return withDeadline(counted, storeTimeoutMs, timeoutMessage).then(
+      (shared) => admitShared(ctx, key, next, shared),
+      (error: unknown) => storeFailed(key, error, next)
     )
   }
   // Documented: endpoints behind a rate limit list 429 and the X-RateLimit-* headers in the OpenAPI document.

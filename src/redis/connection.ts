@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 
 interface RedisConnectionOptions {
-  /** `redis://[user:password@]host:port/db`; never logged as given (see `redactUrl`). */
+  /** `redis://[user:password@]host:port/db[?password=…]`; never logged as given (see `redactUrl`). */
   readonly url: string
   /** What the connection is for, in log lines: "rate-limit store", "result cache". */
   readonly label: string
@@ -13,8 +13,14 @@ interface RedisConnectionOptions {
   readonly commandTimeoutMs?: number
 }
 
-/** `url` with its user and password replaced by `***`; an unparsable URL is not echoed at all. */
-const redactUrl = (url: string): string => {
+/** Query parameters that carry a credential in the URL forms Redis clients accept (`?password=`, `?auth=`, …). */
+const SECRET_PARAMETER = /pass|auth|secret|token|key/i
+
+/**
+ * `url` with its user, its password and every credential query parameter (`?password=…`) replaced by
+ * `***`; an unparsable URL is not echoed at all.
+ */
+export const redactUrl = (url: string): string => {
   let parsed: URL
   try {
     parsed = new URL(url)
@@ -25,8 +31,32 @@ const redactUrl = (url: string): string => {
     parsed.username = "***"
     parsed.password = ""
   }
+  for (const name of new Set(parsed.searchParams.keys())) {
+    if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, "***")
+  }
   return parsed.toString()
 }
+
+const decoded = (value: string): string => {
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return value
+  }
+}
+
+/** The secrets `redactUrl` hides (the password, credential parameters), as written and decoded: a client library may quote either. */
+const secretsOf = (url: string): ReadonlyArray<string> => {
+  if (!URL.canParse(url)) return []
+  const parsed = new URL(url)
+  const params = [...parsed.searchParams].filter(([name]) => SECRET_PARAMETER.test(name)).map(([, value]) => value)
+  // searchParams values are decoded already; the password is not.
+  return [parsed.password, decoded(parsed.password), ...params].filter((secret) => secret.length > 0)
+}
+
+/** `text` (an error message) with `url` redacted, and any of its secrets quoted on their own replaced by `***`. */
+export const redactText = (text: string, url: string): string =>
+  secretsOf(url).reduce((redacted, secret) => redacted.replaceAll(secret, "***"), text.replaceAll(url, redactUrl(url)))
 
 /** Reconnection backoff: 50 ms doubling, at most 2 s. */
 const backoff = (retries: number): number => Math.min(50 * 2 ** retries, 2000)
@@ -63,7 +93,7 @@ const openRedisConnection = async (options: RedisConnectionOptions) => {
     if (down) return
     down = true
     // The message alone, with the URL redacted wherever a client library may have put it.
-    const reason = (error instanceof Error ? error.message : String(error)).replaceAll(options.url, shown)
+    const reason = redactText(error instanceof Error ? error.message : String(error), options.url)
     console.error(`[queryserve] Redis ${options.label} at ${shown} is unreachable; retrying (${reason})`)
   })
   // Rejects only when closed before the first connection; the error listener has reported why.

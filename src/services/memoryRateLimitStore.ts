@@ -1,5 +1,6 @@
 import * as Layer from "effect/Layer"
-import { RateLimitStore, type RateLimitStoreService } from "./RateLimitStore.js"
+import { RateLimitStore } from "./RateLimitStore.js"
+import type { WindowCount, WindowCountingStore } from "./windowCount.js"
 
 export interface MemoryRateLimitStoreOptions {
   /**
@@ -10,7 +11,8 @@ export interface MemoryRateLimitStoreOptions {
 }
 
 /** The memory store answers synchronously, so limited requests stay on the synchronous path. */
-export interface MemoryRateLimitStore extends RateLimitStoreService {
+export interface MemoryRateLimitStore extends WindowCountingStore {
+  hit(key: string, windowMs: number): WindowCount
   increment(key: string, windowMs: number): number
   getTtl(key: string): number
   reset(key: string): void
@@ -41,6 +43,11 @@ class WindowCounters implements MemoryRateLimitStore {
 
   increment(key: string, windowMs: number): number {
     return this.add(key, 1, windowMs)
+  }
+
+  hit(key: string, windowMs: number): WindowCount {
+    const count = this.add(key, 1, windowMs)
+    return { count, ttlMs: this.getTtl(key) }
   }
 
   count(key: string): number {

@@ -30,6 +30,13 @@ const isObjectLike = (value: unknown): value is object =>
 const isTableSource = (value: unknown): value is object =>
   isObjectLike(value) && typeof (value as { table?: unknown }).table === "function"
 
+/**
+ * A source's `table` taken on its own: `db.table`, or bound (`db.table.bind(db)`, named "bound table").
+ * Calling it makes a builder as `table(name)` does, so it is wrapped and filtered like a callable source.
+ */
+const isTableFunction = (value: unknown): value is Callable =>
+  typeof value === "function" && /^(bound )*table$/.test(value.name)
+
 const isThenable = (value: unknown): boolean =>
   isObjectLike(value) && typeof (value as { then?: unknown }).then === "function"
 
@@ -80,7 +87,7 @@ class SourceScope implements ProxyHandler<object> {
   }
 
   get(_target: object, property: PropertyKey, receiver: unknown): unknown {
-    if (property === "table") return this.table()
+    if (property === "table" && isTableSource(this.source)) return this.table()
     // `Object.prototype.__proto__` run on the original would hand out its raw prototype; on the wrapper it asks getPrototypeOf below.
     if (property === "__proto__") return Reflect.get(this.source, property, receiver)
     return Reflect.get(this.source, property, this.source)
@@ -154,8 +161,45 @@ const MAX_OBJECTS = 256
 /** Typed arrays and DataViews hold bytes, never a source: skipped, or their indices would be listed one by one. */
 const isSearched = (value: unknown): value is object => typeof value === "object" && value !== null && !ArrayBuffer.isView(value)
 
+/**
+ * Prototypes whose getters are the runtime's own (`Map.prototype.size`, `URL.prototype.href`, …): the
+ * walk up a searched object's prototype chain stops at the first of them. Collected on first use, not at load.
+ */
+let builtInPrototypes: ReadonlySet<unknown> | undefined
+const BUILT_INS = [
+  "Object", "Array", "Map", "Set", "WeakMap", "WeakSet", "WeakRef", "Date", "RegExp", "Error", "ArrayBuffer",
+  "SharedArrayBuffer", "URL", "URLSearchParams", "AbortSignal", "EventTarget", "Blob", "Headers"
+]
+const isBuiltInPrototype = (prototype: object): boolean =>
+  (builtInPrototypes ??= new Set(BUILT_INS.map((name) => (globalThis as unknown as Record<string, { prototype?: unknown } | undefined>)[name]?.prototype))).has(prototype)
+
+/** The first getter on `value`'s prototype chain below the built-in prototypes, by name. */
+const inheritedGetter = (value: object): string | undefined => {
+  for (let prototype = Reflect.getPrototypeOf(value); prototype !== null && !isBuiltInPrototype(prototype); prototype = Reflect.getPrototypeOf(prototype)) {
+    for (const key of Reflect.ownKeys(prototype)) {
+      if (Reflect.getOwnPropertyDescriptor(prototype, key)?.get !== undefined) return String(key)
+    }
+  }
+  return undefined
+}
+
+/** A WeakRef's target (undefined once collected, or for an object that only claims to be a WeakRef). */
+const weakTarget = (value: object): unknown => {
+  try {
+    return WeakRef.prototype.deref.call(value)
+  } catch {
+    return undefined
+  }
+}
+
 const MAP_KEY: unique symbol = Symbol("a Map key")
 const SET_ENTRY: unique symbol = Symbol("a Set entry")
+const WEAK_TARGET: unique symbol = Symbol("a WeakRef target")
+
+const ARRAY_INDEX = /^(0|[1-9]\d*)$/
+
+/** Arrays longer than this are searched by element (and symbol-keyed field) only: see HiddenSearch.elements. */
+const ARRAY_KEYS_LIMIT = 100
 
 /** A Map value, by its key. */
 class MapValue {
@@ -163,13 +207,15 @@ class MapValue {
 }
 
 /** How a value was reached from its parent; kept raw and only spelled out for a refusal. */
-type Segment = string | number | typeof MAP_KEY | typeof SET_ENTRY | MapValue
+type Segment = string | number | symbol | MapValue
 
 const spell = (segment: Segment): string => {
   if (typeof segment === "string") return `.${segment}`
   if (typeof segment === "number") return `[${segment}]`
   if (segment === MAP_KEY) return " (a Map key)"
   if (segment === SET_ENTRY) return " (a Set entry)"
+  if (segment === WEAK_TARGET) return ".deref()"
+  if (typeof segment === "symbol") return `[${String(segment)}]`
   const key = segment.key
   return `.get(${typeof key === "string" ? JSON.stringify(key) : isObjectLike(key) ? "…" : String(key)})`
 }
@@ -177,11 +223,14 @@ const spell = (segment: Segment): string => {
 /**
  * Looks through the ctx values that are not table sources, for a table source or a promise inside
  * them: the wrapper is only put on top-level values, so one found deeper would run unfiltered. It
- * follows the data a value holds (own enumerable fields of any object, plain or class instance,
- * array elements, Map keys and values, Set entries), each object once, and runs no code of the
- * value's own except reading `table` and `then` (how a source and a promise are told at the top level
- * too): an own getter is refused, not called. What no search can see (a closure, a `#private` field, a
- * WeakMap) is like a handle imported by the handler's module: outside what auto-inject filters.
+ * follows the data a value holds (every own field of any object, plain or class instance, enumerable
+ * or not, symbol-keyed too; array elements (an array over 100 long by element and symbol-keyed
+ * field only), Map keys and values, Set entries, a WeakRef's target),
+ * each object once, and runs no code of the value's own except reading `table` and `then` (how a
+ * source and a promise are told at the top level too): a getter, own or on the prototype chain below
+ * the built-in prototypes, is refused, not called. A source's `table` function on its own (bound or
+ * not) counts as a source. What no search can see (a closure, a `#private` field, a WeakMap) is like
+ * a handle imported by the handler's module: outside what auto-inject filters.
  * Made only when some ctx value is an object, so a context of sources and primitives allocates nothing.
  */
 class HiddenSearch {
@@ -206,7 +255,7 @@ class HiddenSearch {
   private visit(value: unknown, depth: number, segment: Segment): void {
     if (!isObjectLike(value)) return
     this.path.push(segment)
-    const hidden = isTableSource(value) ? "a table source" : isThenable(value) ? "a promise" : undefined
+    const hidden = isTableSource(value) || isTableFunction(value) ? "a table source" : isThenable(value) ? "a promise" : undefined
     if (hidden !== undefined) {
       throw this.refuse(`is ${hidden} inside ctx.${this.key}; only top-level ctx values are filtered, so put it at the top level of the context`)
     }
@@ -222,12 +271,14 @@ class HiddenSearch {
     if (this.seen.size > MAX_OBJECTS) {
       throw refusal(this.endpoint, `the ctx values hold more than ${MAX_OBJECTS} objects (ctx.${this.key} reached the bound), more than auto-inject looks through for a hidden table source; keep large objects out of the context or use mode: "manual"`)
     }
-    if (Array.isArray(value)) {
-      for (let index = 0; index < value.length; index++) this.visit(value[index], depth + 1, index)
-      return
+    const getter = inheritedGetter(value)
+    if (getter !== undefined) {
+      throw this.refuse(`has a getter "${getter}" on its prototype chain, which auto-inject does not call, so it cannot tell whether it returns a table source; make it a plain field or a method, or use mode: "manual"`)
     }
-    this.fields(value, depth)
-    if (value instanceof Map) {
+    if (Array.isArray(value) && value.length > ARRAY_KEYS_LIMIT) this.elements(value, depth)
+    else this.fields(value, Reflect.ownKeys(value), depth)
+    if (value instanceof WeakRef) this.visit(weakTarget(value), depth + 1, WEAK_TARGET)
+    else if (value instanceof Map) {
       Map.prototype.forEach.call(value, (entry: unknown, key: unknown) => {
         this.visit(key, depth + 1, MAP_KEY)
         // Only an object can hide anything, so no MapValue is made for the rest.
@@ -238,16 +289,32 @@ class HiddenSearch {
     }
   }
 
-  /** Own enumerable fields, read from their descriptors so that no getter runs. */
-  private fields(value: object, depth: number): void {
-    for (const field of Object.keys(value)) {
+  /**
+   * A long array: its elements, read by index (as the old search read every array), and its
+   * symbol-keyed fields. Listing all of its keys would cost about 0.3 µs per element on every request.
+   */
+  private elements(array: ReadonlyArray<unknown>, depth: number): void {
+    for (let index = 0; index < array.length; index++) this.visit(array[index], depth + 1, index)
+    this.fields(array, Object.getOwnPropertySymbols(array), depth)
+  }
+
+  /**
+   * The given own fields, enumerable or not (a handler reads a non-enumerable one as easily), each
+   * read from its descriptor so that no getter runs. An array's elements are spelled by index; its
+   * length is no field.
+   */
+  private fields(value: object, keys: ReadonlyArray<string | symbol>, depth: number): void {
+    const array = Array.isArray(value)
+    for (const field of keys) {
+      if (array && field === "length") continue
       const descriptor = Reflect.getOwnPropertyDescriptor(value, field)
       if (descriptor === undefined) continue
+      const segment = array && typeof field === "string" && ARRAY_INDEX.test(field) ? Number(field) : field
       if (descriptor.get !== undefined) {
-        this.path.push(field)
+        this.path.push(segment)
         throw this.refuse(`is a getter inside ctx.${this.key}, which auto-inject does not call, so it cannot tell whether it returns a table source; make it a plain field`)
       }
-      this.visit(descriptor.value, depth + 1, field)
+      this.visit(descriptor.value, depth + 1, segment)
     }
   }
 }
@@ -268,7 +335,7 @@ export const scopeTableSources = (
   let hidden: HiddenSearch | undefined
   for (const key of Object.keys(values)) {
     const value = values[key]
-    if (isTableSource(value)) {
+    if (isTableSource(value) || isTableFunction(value)) {
       scoped[key] = wrap(value, endpoint, key, column, tenantId)
       sources++
       continue

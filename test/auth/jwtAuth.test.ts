@@ -122,6 +122,20 @@ describe("jwtAuth", () => {
       }
     })
 
+    // Regression: a token "issued" in the future was accepted unless maxTokenAge was set.
+    it("refuses an iat in the future beyond clockTolerance, without maxTokenAge too", async () => {
+      const fromTheFuture = await signBare({ iat: now() + 3600, exp: now() + 7200 })
+      const inTheFuture = refusal("The bearer token's issue time (iat claim) is in the future")
+      expect(await statusAndBody(apiWith({ secret: SECRET }), fromTheFuture)).toEqual(inTheFuture)
+      expect(await statusAndBody(apiWith({ secret: SECRET, maxTokenAge: "2h" }), fromTheFuture)).toEqual(inTheFuture)
+      const slightlyAhead = await signBare({ iat: now() + 20, exp: now() + 3600 })
+      expect((await answer(apiWith({ secret: SECRET }), bearer(slightlyAhead))).status).toBe(401)
+      for (const clockTolerance of [30, "30s", "1 minute", "0.5m"]) {
+        expect((await answer(apiWith({ secret: SECRET, clockTolerance }), bearer(slightlyAhead))).status).toBe(200)
+      }
+      expect((await answer(apiWith({ secret: SECRET, clockTolerance: "10s" }), bearer(slightlyAhead))).status).toBe(401)
+    })
+
     it("a span jose would not understand fails at construction, not per request", () => {
       expect(() => jwtAuth({ secret: SECRET, maxTokenAge: "ten minutes" })).toThrow(/maxTokenAge must be seconds .* or a span/)
       expect(() => jwtAuth({ secret: SECRET, clockTolerance: -1 })).toThrow(/clockTolerance must be seconds/)

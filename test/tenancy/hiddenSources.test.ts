@@ -85,6 +85,29 @@ describe("auto-inject refuses a table source or promise anywhere inside a ctx va
     expect((errors[0] as Error).message).toMatch(cause)
   })
 
+  // Regression: these four shapes beside a top-level db let the handler read every tenant's rows.
+  it.each([
+    ["a non-enumerable property", () => ({ db, admin: Object.defineProperty({}, "db", { value: db, enumerable: false }) }), /ctx\.admin\.db is a table source/],
+    ["a symbol-keyed property", () => ({ db, admin: { [Symbol.for("db")]: db } }), /ctx\.admin\[Symbol\(db\)\] is a table source/],
+    ["a WeakRef", () => ({ db, cache: new WeakRef(db) }), /ctx\.cache\.deref\(\) is a table source/],
+    ["a WeakRef inside a plain object", () => ({ db, refs: { main: new WeakRef(db) } }), /ctx\.refs\.main\.deref\(\) is a table source/],
+    ["a bound table function, nested", () => ({ db, repos: { orders: db.table.bind(db) } }), /ctx\.repos\.orders is a table source/],
+    ["a getter on the prototype chain", () => ({ db, admin: Object.create(Object.create({ get db() { return db } }) as object) as object }), /ctx\.admin has a getter "db" on its prototype chain/],
+    ["a class getter", () => ({ db, admin: new (class Admin { get db() { return db } })() }), /ctx\.admin has a getter "db" on its prototype chain/]
+  ])("%s: 500, TenantScopeError", async (_, context, cause) => {
+    const { status, errors } = await answer(context())
+    expect(status).toBe(500)
+    expect(errors[0]).toBeInstanceOf(TenantScopeError)
+    expect((errors[0] as Error).message).toMatch(cause)
+  })
+
+  it("a getter on the prototype chain is refused without being called", async () => {
+    const getter = vi.fn(() => db)
+    const admin = Object.create(Object.defineProperty({}, "db", { get: getter })) as object
+    expect((await answer({ db, admin })).status).toBe(500)
+    expect(getter).not.toHaveBeenCalled()
+  })
+
   it("an own getter is refused without being called", async () => {
     const getter = vi.fn(() => db)
     const services = Object.defineProperty({}, "db", { get: getter, enumerable: true })
@@ -113,9 +136,9 @@ describe("auto-inject lets through ctx values with nothing hidden", () => {
     cyclic.self = cyclic
     class Settings {
       readonly limits = { rows: 100, nested: { a: { b: 1 } } }
-      /** A prototype getter: never run by the search. */
-      get expensive(): never {
-        throw new Error("the search ran a prototype getter")
+      /** A prototype method: never run by the search. */
+      expensive(): never {
+        throw new Error("the search ran a prototype method")
       }
     }
     const context: Ctx = {
@@ -127,9 +150,27 @@ describe("auto-inject lets through ctx values with nothing hidden", () => {
       regions: Array.from({ length: 5_000 }, (_, index) => `region-${index}`),
       settings: new Settings(),
       lookup: new Map([["eu", shared]]),
+      // Built-in getters (Map size, URL parts) are the runtime's, not the context's.
+      url: new URL("https://example.com/reports?page=1"),
+      hidden: Object.defineProperty({}, "note", { value: "not enumerable", enumerable: false }),
+      ref: new WeakRef(shared),
       helper: () => db
     }
     expect(await answer(context)).toMatchObject({ status: 200, body: ACME, errors: [] })
+  })
+})
+
+describe("auto-inject filters a source's table function given on its own", () => {
+  // Regression: `db.table.bind(db)` as a top-level ctx value was no table source, and ran unfiltered.
+  it.each([
+    ["bound", () => db.table.bind(db)],
+    ["bound twice", () => db.table.bind(db).bind(null)],
+    ["unbound", () => db.table]
+  ])("%s: called by the handler, it reads the caller's rows only", async (_, orders) => {
+    const viaFunction: Handler = (ctx) => (ctx.orders as Table)("orders").execute()
+    expect(await answer({ db, orders: orders() }, viaFunction)).toMatchObject({ status: 200, body: ACME, errors: [] })
+    // Alone in the context it is the source auto-inject filters.
+    expect(await answer({ orders: orders() }, viaFunction)).toMatchObject({ status: 200, body: ACME, errors: [] })
   })
 })
 

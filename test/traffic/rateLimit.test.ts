@@ -139,16 +139,22 @@ describe("rateLimit", () => {
       return { increment: fail, getTtl: fail, reset: fail }
     }
 
-    it.each(["throws", "rejects"] as const)("fails open by default when the store %s, logging once per outage", async (mode) => {
+    // Regression: failing open meant "unlimited" while the store was down.
+    it.each(["throws", "rejects"] as const)("fails open by default when the store %s: counting in memory, at most max, logging once per outage", async (mode) => {
       const errors = vi.spyOn(console, "error").mockImplementation(() => undefined)
-      const api = limitedApi({ store: broken(mode) })
+      const api = limitedApi({ store: broken(mode), max: 3 })
       for (let i = 0; i < 3; i++) {
         const response = await api.handler(request())
         expect(response.status).toBe(200)
         expect(response.body).toBe('"pong"')
+        // The shared count is unknown: no X-RateLimit-* headers.
+        expect(response.headers["x-ratelimit-limit"]).toBeUndefined()
       }
+      const over = await api.handler(request())
+      expect(over.status).toBe(429)
+      expect(Number(over.headers["retry-after"])).toBeGreaterThan(0)
       expect(errors).toHaveBeenCalledTimes(1)
-      expect(String(errors.mock.calls[0]![0])).toContain("failing open")
+      expect(String(errors.mock.calls[0]![0])).toContain("counting in this process's memory")
     })
 
     it.each(["throws", "rejects"] as const)("with failOpen: false answers 503 when the store %s", async (mode) => {

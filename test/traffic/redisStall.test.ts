@@ -109,6 +109,17 @@ describe.skipIf(skipReason !== undefined)("Redis URLs in logs", () => {
     }
   })
 
+  // Regression: a password given as a query parameter was logged as it was given.
+  it("a password given as ?password= is redacted too", async () => {
+    const url = `redis://127.0.0.1:9/0?password=${PASSWORD}&Auth=${PASSWORD}-2&db=0`
+    const runtime = ManagedRuntime.make(redisRateLimitStoreLayer({ url }))
+    await runtime.runPromise(RateLimitStore)
+    await vi.waitFor(() => expect(logged()).toContain("is unreachable"), { timeout: 5_000 })
+    await runtime.dispose()
+    expect(logged()).not.toContain(PASSWORD)
+    expect(logged()).toContain("redis://127.0.0.1:9/0?password=***&Auth=***&db=0 is unreachable")
+  })
+
   it("a server that refuses the password, and one that is not there, are named without it", async () => {
     for (const url of [`redis://:wrong-${PASSWORD}@127.0.0.1:${redis.port}`, `redis://user:${PASSWORD}@127.0.0.1:9`]) {
       const runtime = ManagedRuntime.make(redisRateLimitStoreLayer({ url }))
