@@ -102,7 +102,7 @@ describe("createHooks against a queryserve server on loopback", () => {
   let baseUrl: string
 
   beforeAll(async () => {
-    server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, quiet: true })
+    server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false })
     baseUrl = `${server.url}/api/analytics`
   })
   afterAll(async () => {
