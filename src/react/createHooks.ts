@@ -82,15 +82,21 @@ export const createHooks = <TApi extends { readonly queries: ServeQueriesMap }>(
 ): ServeHooks<QueriesOf<TApi>> => {
   const transport = createTransport(options)
 
-  const useQuery = (key: string, input?: unknown, queryOptions?: HookQueryOptions<unknown, unknown, ReadonlyArray<unknown>>) => {
-    const queryKey = queryKeyOf(key, input)
-    return useTanStackQuery({
+  /** A query whose answer `ask` fetches, aborted by TanStack's signal. */
+  const useAnswer = <TData>(
+    queryKey: ReadonlyArray<unknown>,
+    ask: (signal: AbortSignal) => Promise<TData>,
+    queryOptions: HookQueryOptions<TData, unknown, ReadonlyArray<unknown>> | undefined
+  ) =>
+    useTanStackQuery({
       ...queryOptions,
       queryKey,
-      queryFn: ({ signal }) => transport.call(key, input, { signal }),
+      queryFn: ({ signal }) => ask(signal),
       retry: useRetry(queryKey, queryOptions?.retry)
     })
-  }
+
+  const useQuery = (key: string, input?: unknown, queryOptions?: HookQueryOptions<unknown, unknown, ReadonlyArray<unknown>>) =>
+    useAnswer(queryKeyOf(key, input), (signal) => transport.call(key, input, { signal }), queryOptions)
 
   const useInfiniteQuery = (
     key: string,
@@ -112,15 +118,8 @@ export const createHooks = <TApi extends { readonly queries: ServeQueriesMap }>(
     })
   }
 
-  const useDataset = (name: string, query: DatasetQuery, queryOptions?: HookQueryOptions<DatasetAnswer, unknown, ReadonlyArray<unknown>>) => {
-    const queryKey = datasetKeyOf(name, query)
-    return useTanStackQuery({
-      ...queryOptions,
-      queryKey,
-      queryFn: ({ signal }) => transport.queryDataset(name, query, { signal }),
-      retry: useRetry(queryKey, queryOptions?.retry)
-    })
-  }
+  const useDataset = (name: string, query: DatasetQuery, queryOptions?: HookQueryOptions<DatasetAnswer, unknown, ReadonlyArray<unknown>>) =>
+    useAnswer(datasetKeyOf(name, query), (signal) => transport.queryDataset(name, query, { signal }), queryOptions)
 
   return { useQuery, useInfiniteQuery, useDataset } as unknown as ServeHooks<QueriesOf<TApi>>
 }

@@ -15,6 +15,7 @@ import { createElement, type ReactNode } from "react"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { createHooks, datasetKeyOf, pagesKeyOf, queryKeyOf } from "../../src/react/index.js"
 import { freePort } from "../support/freePort.js"
+import { recordingFetch } from "../support/recordingFetch.js"
 import { settledWithin } from "../support/settledWithin.js"
 
 const { query } = initServe({})
@@ -85,16 +86,6 @@ const provided = () => {
   const queryClient = new QueryClient()
   const wrapper = ({ children }: { readonly children: ReactNode }) => createElement(QueryClientProvider, { client: queryClient }, children)
   return { queryClient, wrapper }
-}
-
-/** A fetch that records each request's method and path before passing it on. */
-const recordingFetch = () => {
-  const seen: Array<string> = []
-  const fetchImpl: typeof fetch = (input, init) => {
-    seen.push(`${init?.method ?? "GET"} ${new URL(String(input)).pathname}`)
-    return fetch(input, init)
-  }
-  return { seen, fetchImpl }
 }
 
 describe("createHooks against a queryserve server on loopback", () => {
@@ -199,6 +190,16 @@ describe("createHooks against a queryserve server on loopback", () => {
     expect(result.current.data!.pageParams).toEqual([undefined, "2", "4"])
     expect(cursorsSeen).toEqual([undefined, "2", "4"])
     expect(queryClient.getQueryData(pagesKeyOf("orderPages", { limit: "2" }))).toBe(result.current.data)
+  })
+
+  it("useInfiniteQuery on a query that answers no page fails with a TypeError saying so, not retried", async () => {
+    const { wrapper } = provided()
+    const hooks = createHooks<typeof api>({ baseUrl, headers: { "x-api-key": "k-acme" }, methods: { regionTotal: "GET" } })
+    const { result } = renderHook(() => hooks.useInfiniteQuery("regionTotal" as never, { region: "eu" } as never), { wrapper })
+    await waitFor(() => expect(result.current.isError).toBe(true))
+    expect(result.current.error).toBeInstanceOf(TypeError)
+    expect(result.current.error?.message).toBe("useInfiniteQuery: \"regionTotal\" answered without a page ({ data, page }): it is not paginated")
+    expect(result.current.failureCount).toBe(1)
   })
 })
 
