@@ -81,9 +81,8 @@ const api = defineServe({
   queries
 })
 
-/** A fresh QueryClient and a wrapper providing it, as an application's root would. */
-const provided = () => {
-  const queryClient = new QueryClient()
+/** A QueryClient (default: a fresh one) and a wrapper providing it, as an application's root would. */
+const provided = (queryClient = new QueryClient()) => {
   const wrapper = ({ children }: { readonly children: ReactNode }) => createElement(QueryClientProvider, { client: queryClient }, children)
   return { queryClient, wrapper }
 }
@@ -153,6 +152,18 @@ describe("createHooks against a queryserve server on loopback", () => {
     expect(result.current.error).toBeInstanceOf(ServeClientError)
     expect(result.current.error).toMatchObject({ status: 0, envelope: undefined, message: expect.stringMatching(/^GET http:\/\/127\.0\.0\.1:\d+\/api\/analytics\/regionTotal got no response: /) })
     expect(result.current.failureCount).toBe(4)
+  })
+
+  it("takes the hook's retry, else the QueryClient's default, over its own policy", async () => {
+    const down = `http://127.0.0.1:${await freePort()}/api/analytics`
+    const hooks = createHooks<typeof api>({ baseUrl: down, methods: { regionTotal: "GET" } })
+    const { wrapper } = provided(new QueryClient({ defaultOptions: { queries: { retry: 1, retryDelay: 10 } } }))
+    const { result } = renderHook(() => [
+      hooks.useQuery("regionTotal", { region: "eu" }),
+      hooks.useQuery("regionTotal", { region: "us" }, { retry: false })
+    ] as const, { wrapper })
+    await waitFor(() => expect(result.current.every((answer) => answer.isError)).toBe(true))
+    expect(result.current.map((answer) => answer.failureCount)).toEqual([2, 1])
   })
 
   it("aborts the request when the component using it unmounts: the handler's ctx.signal aborts", async () => {
