@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query"
-import { cleanup, renderHook, waitFor } from "@testing-library/react"
+import { cleanup, configure, renderHook, waitFor } from "@testing-library/react"
 import { Schema } from "effect"
 import { apiKeyAuth, defineServe, initServe, type RunningServer, ServeClientError } from "queryserve"
 import { createElement, type ReactNode } from "react"
@@ -17,6 +17,9 @@ import { createHooks, datasetKeyOf, pagesKeyOf, queryKeyOf } from "../../src/rea
 import { freePort } from "../support/freePort.js"
 import { recordingFetch } from "../support/recordingFetch.js"
 import { settledWithin } from "../support/settledWithin.js"
+
+// waitFor's default of 1 s is short for a busy machine: the wait ends as soon as the expectation holds.
+configure({ asyncUtilTimeout: 10_000 })
 
 const { query } = initServe({})
 
@@ -175,7 +178,7 @@ describe("createHooks against a queryserve server on loopback", () => {
     await started
     expect(result.current.fetchStatus).toBe("fetching")
     unmount()
-    expect(await settledWithin(aborted, 2_000)).toEqual({ value: undefined })
+    expect(await settledWithin(aborted, 5_000)).toEqual({ value: undefined })
     // Cancelled before any answer, the query goes back to where it was: pending, with no error.
     expect(queryClient.getQueryState(queryKeyOf("held", undefined))).toMatchObject({ status: "pending", fetchStatus: "idle", error: null })
   })
