@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// `npm run build` after tsc wrote the declarations: bundles src/index.ts (the Node entry) and
-// src/index.web.ts (the web build) into dist/, dependencies left to the package manager, code shared
-// by both in chunks. A few files instead of one per source module: Node loads each module of an
-// import separately, and that count is most of what importing a package costs at start-up.
+// `npm run build` after tsc wrote the declarations: bundles src/index.ts (the Node entry),
+// src/index.web.ts (the web build) and src/react/index.ts (`queryserve/react`) into dist/, dependencies
+// left to the package manager, code shared by them in chunks: one build, so the hooks throw the very
+// ServeClientError class the other entries export. A few files instead of one per source module: Node
+// loads each module of an import separately, and that count is most of what importing a package costs
+// at start-up.
 //
 // Scalar's standalone script, which @effect/platform ships in a module that is not among its package
 // exports, becomes a chunk of its own (src/docs/scalarStandalone.ts loads it by file when run from
@@ -50,7 +52,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   removeJavaScript(outdir)
   await esbuild.build({
-    entryPoints: { index: join(root, "src/index.ts"), "index.web": join(root, "src/index.web.ts") },
+    entryPoints: {
+      index: join(root, "src/index.ts"),
+      "index.web": join(root, "src/index.web.ts"),
+      "react/index": join(root, "src/react/index.ts")
+    },
     outdir,
     bundle: true,
     splitting: true,

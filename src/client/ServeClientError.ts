@@ -1,8 +1,9 @@
 import type { ErrorEnvelope } from "../domain/envelope.js"
 
 /**
- * An error response seen by `createClient`, a 304 Not Modified (to a call's own If-None-Match), or a
- * success whose body is not JSON: its status and, when the server sent one, its ErrorEnvelope.
+ * An error response seen by `createClient`, a 304 Not Modified (to a call's own If-None-Match), a
+ * success whose body is not JSON, or no response at all (status 0: the server could not be reached;
+ * the fetch failure is the `cause`): its status and, when the server sent one, its ErrorEnvelope.
  */
 export class ServeClientError extends Error {
   readonly _tag = "ServeClientError" as const
@@ -14,9 +15,10 @@ export class ServeClientError extends Error {
     /** The response's X-Request-Id, to find the request in the server's logs. */
     readonly requestId: string | undefined,
     /** Default: the envelope's message, else `HTTP <status>`. */
-    message?: string
+    message?: string,
+    options?: ErrorOptions
   ) {
-    super(message ?? envelope?.error.message ?? `HTTP ${status}`)
+    super(message ?? envelope?.error.message ?? `HTTP ${status}`, options)
     this.name = "ServeClientError"
   }
 

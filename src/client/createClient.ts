@@ -2,6 +2,7 @@ import type { ServeQueriesMap } from "../domain/config.js"
 import { joinPath } from "../domain/paths.js"
 import type { HttpMethod } from "../domain/http.js"
 import type { QueryInput, QueryOutput, TakesNothing } from "../facade/types.js"
+import type { DatasetAnswer, DatasetQuery } from "./DatasetQuery.js"
 import { parseErrorEnvelope, ServeClientError } from "./ServeClientError.js"
 
 type HeadersSource = HeadersInit | (() => HeadersInit | Promise<HeadersInit>)
@@ -36,7 +37,8 @@ export type ServeClient<TQueries> = {
   readonly [K in keyof TQueries & string]: ClientCall<QueryInput<TQueries[K]>, QueryOutput<TQueries[K]>>
 }
 
-type QueriesOf<TApi> = TApi extends { readonly queries: infer Q } ? Q : never
+/** The queries of an API defined with `defineServe`, from its type. */
+export type QueriesOf<TApi> = TApi extends { readonly queries: infer Q } ? Q : never
 
 const QUERY_STRING_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "DELETE"])
 
@@ -81,6 +83,21 @@ const queryString = (input: unknown): string => {
   return text.length === 0 ? "" : `?${text}`
 }
 
+/**
+ * `fetch`, whose failure to get any response (connection refused or reset, no such host) is a
+ * ServeClientError with status 0 saying what was asked for. An abort stays the signal's reason.
+ */
+const reach = async (fetchImpl: typeof globalThis.fetch, url: string, init: RequestInit, asked: string): Promise<Response> => {
+  try {
+    return await fetchImpl(url, init)
+  } catch (error) {
+    if (init.signal?.aborted === true) throw error
+    const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : ""
+    const reason = error instanceof Error ? error.message + cause : String(error)
+    throw new ServeClientError(0, undefined, undefined, `${asked} got no response: ${reason}`, { cause: error })
+  }
+}
+
 const requestIdOf = (response: Response): string | undefined => response.headers.get("x-request-id") ?? undefined
 
 /** A query's path under `baseUrl`: its key joined as the server joins it to `basePath`, each segment percent-encoded. */
@@ -121,20 +138,24 @@ const untilAborted = <A>(promise: Promise<A>, signal: AbortSignal | undefined): 
   })
 }
 
+/** The request path shared by `createClient` and the React hooks: one fetch, parse and error path. */
+export interface ClientTransport {
+  /** A query by key, with its method from `methods` or the OpenAPI document. */
+  readonly call: (key: string, input: unknown, options?: CallOptions) => Promise<unknown>
+  /** `POST {baseUrl}/datasets/{name}` with the query as its JSON body. */
+  readonly queryDataset: (name: string, query: DatasetQuery, options?: CallOptions) => Promise<DatasetAnswer>
+}
+
 interface OpenApiPaths {
   readonly paths?: Readonly<Record<string, Readonly<Record<string, { readonly operationId?: unknown }>>>>
 }
 
 /**
- * A typed client for an API defined with `defineServe`: `createClient<typeof api>({ baseUrl })`, then
- * `await client.revenue({ from: "2024-01-01" })`. GET, HEAD and DELETE queries send their input as a
- * query string (refusing, with a TypeError, values it cannot carry), the others as a JSON body; an error
- * response, a 304 (to a call's own If-None-Match) or a success that is not JSON throws a
- * `ServeClientError`. A query named `then` cannot be called this way: the client is not a promise.
+ * Calls by key, untyped: GET, HEAD and DELETE queries send their input as a query string (refusing,
+ * with a TypeError, values it cannot carry), the others as a JSON body; an error response, a 304 (to a
+ * call's own If-None-Match), a success that is not JSON or no response at all throws a `ServeClientError`.
  */
-export const createClient = <TApi extends { readonly queries: ServeQueriesMap }>(
-  options: ClientOptions<QueriesOf<TApi>>
-): ServeClient<QueriesOf<TApi>> => {
+export const createTransport = (options: ClientOptions<Readonly<Record<string, unknown>>>): ClientTransport => {
   const fetchImpl = options.fetch ?? globalThis.fetch
   const baseUrl = options.baseUrl.replace(/\/+$/, "")
   const listed = (options.methods ?? {}) as Readonly<Record<string, HttpMethod | undefined>>
@@ -146,7 +167,7 @@ export const createClient = <TApi extends { readonly queries: ServeQueriesMap }>
 
   /** Each operation's method, from the OpenAPI document; undefined when the server publishes none (404). */
   const readDocument = async (): Promise<ReadonlyMap<string, HttpMethod> | undefined> => {
-    const response = await fetchImpl(documentUrl, { headers: await baseHeaders() })
+    const response = await reach(fetchImpl, documentUrl, { headers: await baseHeaders() }, `Loading the OpenAPI document ${documentUrl}`)
     const text = await response.text()
     if (response.status === 404) return undefined
     if (!response.ok) {
@@ -180,24 +201,40 @@ export const createClient = <TApi extends { readonly queries: ServeQueriesMap }>
     return found
   }
 
-  const call = async (key: string, input: unknown, callOptions: CallOptions = {}): Promise<unknown> => {
-    const method = await methodOf(key, callOptions.signal)
+  /** `path` is under `baseUrl`, already percent-encoded. */
+  const send = async (method: HttpMethod, path: string, input: unknown, callOptions: CallOptions): Promise<unknown> => {
     const headers = new Headers(await baseHeaders())
     new Headers(callOptions.headers).forEach((value, name) => headers.set(name, value))
     const inQueryString = QUERY_STRING_METHODS.has(method)
     if (!inQueryString && input !== undefined) headers.set("content-type", "application/json")
-    const url = baseUrl + queryPath(key)
-    const response = await fetchImpl(url + (inQueryString ? queryString(input) : ""), {
+    const url = baseUrl + path
+    const response = await reach(fetchImpl, url + (inQueryString ? queryString(input) : ""), {
       method,
       headers,
       body: inQueryString || input === undefined ? undefined : JSON.stringify(input),
       signal: callOptions.signal
-    })
+    }, `${method} ${url}`)
     const text = await response.text()
     if (!response.ok) throw failureOf(response, text)
     return text.length === 0 ? undefined : parseAnswer(response, text, `The answer of ${method} ${url}`)
   }
 
+  return {
+    call: async (key, input, callOptions = {}) => send(await methodOf(key, callOptions.signal), queryPath(key), input, callOptions),
+    queryDataset: (name, query, callOptions = {}) =>
+      send("POST", `/datasets/${encodeURIComponent(name)}`, query, callOptions) as Promise<DatasetAnswer>
+  }
+}
+
+/**
+ * A typed client for an API defined with `defineServe`: `createClient<typeof api>({ baseUrl })`, then
+ * `await client.revenue({ from: "2024-01-01" })`, sending and failing as `createTransport` says. A
+ * query named `then` cannot be called this way: the client is not a promise.
+ */
+export const createClient = <TApi extends { readonly queries: ServeQueriesMap }>(
+  options: ClientOptions<QueriesOf<TApi>>
+): ServeClient<QueriesOf<TApi>> => {
+  const { call } = createTransport(options)
   const callers = new Map<string, (input?: unknown, callOptions?: CallOptions) => Promise<unknown>>()
   return new Proxy({}, {
     get: (_target, property) => {

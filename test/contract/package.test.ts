@@ -4,10 +4,12 @@
  * module there and a TypeScript file type-checked against its declarations.
  *
  * The scratch project gets the package's dependencies by linking this repository's installed copies,
- * one link per declared dependency: no network, and an import of anything undeclared fails there.
+ * one link per declared dependency: no network, and an import of anything undeclared fails there. Its
+ * React peers are optional: the first project has none of them; a second, for `queryserve/react`,
+ * links them too.
  */
 import { execFile } from "node:child_process"
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -20,6 +22,12 @@ const NODE_MODULES = join(ROOT, "node_modules")
 
 interface PackedFile {
   readonly path: string
+}
+
+interface Manifest {
+  readonly dependencies: Record<string, string>
+  readonly peerDependencies: Record<string, string>
+  readonly peerDependenciesMeta: Record<string, { readonly optional?: boolean }>
 }
 
 const USAGE_JS = `
@@ -63,8 +71,77 @@ export const endpoints: ReadonlyArray<ServeEndpoint> = api.describe()
 export type Servers = OpenApiDocument["servers"]
 `
 
+// The hooks' module, without a component to run them in: its retry policy tells the ServeClientError
+// that the main entry exports by `instanceof`, which holds only if both entries share the one class.
+const USAGE_REACT_JS = `
+import { ServeClientError } from "queryserve"
+import { createHooks, queryKeyOf, retryTransient } from "queryserve/react"
+const hooks = createHooks({ baseUrl: "http://127.0.0.1:1/api/analytics" })
+console.log(JSON.stringify({
+  hooks: Object.keys(hooks).sort(),
+  key: queryKeyOf("total", { n: "2" }),
+  sameClass: retryTransient(0, new ServeClientError(503, undefined, undefined)),
+  lookalike: retryTransient(0, { status: 503 })
+}))
+`
+
+const USAGE_REACT_TS = `
+import { Schema } from "effect"
+import { defineServe, initServe, type ServeClientError } from "queryserve"
+import { createHooks } from "queryserve/react"
+
+const { query } = initServe({})
+const api = defineServe({
+  queries: {
+    total: query
+      .input(Schema.Struct({ n: Schema.NumberFromString }))
+      .output(Schema.Struct({ total: Schema.Number }))
+      .query(({ input }) => ({ total: input.n * 2 }))
+  }
+})
+const hooks = createHooks<typeof api>({ baseUrl: "http://127.0.0.1:4000/api/analytics" })
+export const useTotal = (): { total: number | undefined; error: ServeClientError | null } => {
+  const answer = hooks.useQuery("total", { n: "2" })
+  return { total: answer.data?.total, error: answer.error }
+}
+// @ts-expect-error the caller sends the schema's encoded side: a string
+export const useWrong = () => hooks.useQuery("total", { n: 2 })
+`
+
+const TSCONFIG = JSON.stringify({
+  compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: true, types: ["node"] },
+  files: ["usage.ts"]
+})
+
+/** `tsc -p tsconfig.json` in `project`: its diagnostics, "" when there are none. */
+const typeCheck = (project: string): Promise<string> =>
+  run(process.execPath, [join(NODE_MODULES, "typescript", "bin", "tsc"), "-p", "tsconfig.json"], { cwd: project }).then(
+    () => "",
+    (error: { stdout?: string }) => error.stdout ?? String(error)
+  )
+
+/** The tarball unpacked into `project`'s node_modules, each of `linked` a link to this repository's copy. */
+const install = async (project: string, tarball: string, linked: ReadonlyArray<string>): Promise<void> => {
+  const installed = join(project, "node_modules", "queryserve")
+  await mkdir(installed, { recursive: true })
+  await run("tar", ["-xzf", tarball, "-C", installed, "--strip-components=1"])
+  for (const dependency of linked) {
+    const link = join(project, "node_modules", dependency)
+    await mkdir(dirname(link), { recursive: true })
+    await symlink(join(NODE_MODULES, dependency), link, "dir")
+  }
+  await writeFile(join(project, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module" }))
+  await writeFile(join(project, "tsconfig.json"), TSCONFIG)
+}
+
+/** The JavaScript files under `directory`, as paths relative to it. */
+const javaScriptFiles = async (directory: string): Promise<ReadonlyArray<string>> =>
+  (await readdir(directory, { recursive: true })).filter((path) => path.endsWith(".js"))
+
 describe("the packed package, installed in a scratch project", () => {
   let scratch: string
+  let reactApp: string
+  let manifest: Manifest
   let packed: ReadonlyArray<PackedFile>
 
   beforeAll(async () => {
@@ -73,22 +150,16 @@ describe("the packed package, installed in a scratch project", () => {
     const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", scratch], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 })
     const [result] = JSON.parse(stdout.slice(stdout.indexOf("["))) as Array<{ filename: string; files: Array<PackedFile>; size: number }>
     packed = result!.files
-    const installed = join(scratch, "node_modules", "queryserve")
-    await mkdir(installed, { recursive: true })
-    await run("tar", ["-xzf", join(scratch, result!.filename), "-C", installed, "--strip-components=1"])
-    const manifest = JSON.parse(await readFile(join(installed, "package.json"), "utf8")) as { dependencies: Record<string, string> }
-    for (const dependency of [...Object.keys(manifest.dependencies), "@types/node"]) {
-      const link = join(scratch, "node_modules", dependency)
-      await mkdir(dirname(link), { recursive: true })
-      await symlink(join(NODE_MODULES, dependency), link, "dir")
-    }
-    await writeFile(join(scratch, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module" }))
+    const tarball = join(scratch, result!.filename)
+    manifest = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as Manifest
+    const dependencies = [...Object.keys(manifest.dependencies), "@types/node"]
+    await install(scratch, tarball, dependencies)
     await writeFile(join(scratch, "usage.mjs"), USAGE_JS)
     await writeFile(join(scratch, "usage.ts"), USAGE_TS)
-    await writeFile(join(scratch, "tsconfig.json"), JSON.stringify({
-      compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: true, types: ["node"] },
-      files: ["usage.ts"]
-    }))
+    reactApp = join(scratch, "react-app")
+    await install(reactApp, tarball, [...dependencies, ...Object.keys(manifest.peerDependencies), "@types/react"])
+    await writeFile(join(reactApp, "usage.mjs"), USAGE_REACT_JS)
+    await writeFile(join(reactApp, "usage.ts"), USAGE_REACT_TS)
     console.log(`[package] npm pack (with prepare) and unpack: ${((performance.now() - started) / 1000).toFixed(1)} s, ${result!.size} bytes, ${packed.length} files`)
   }, 120_000)
 
@@ -99,7 +170,8 @@ describe("the packed package, installed in a scratch project", () => {
   it("holds the built dist/ with its declarations (what `npm install` from git lacked), and no tests or build state", () => {
     const paths = packed.map((file) => file.path)
     expect(paths).toEqual(expect.arrayContaining([
-      "package.json", "dist/index.js", "dist/index.d.ts", "dist/index.web.js", "dist/index.web.d.ts", "src/index.ts"
+      "package.json", "dist/index.js", "dist/index.d.ts", "dist/index.web.js", "dist/index.web.d.ts", "src/index.ts",
+      "dist/react/index.js", "dist/react/index.d.ts"
     ]))
     // Bundled: the entries and their chunks, Scalar's script one of them, not a file per source module.
     expect(paths.filter((path) => path.startsWith("dist/chunks/scalarStandalone-") && path.endsWith(".js"))).toHaveLength(1)
@@ -114,11 +186,32 @@ describe("the packed package, installed in a scratch project", () => {
   }, 30_000)
 
   it("type-checks a TypeScript file against its declarations, inferred types included", async () => {
-    const tsc = join(NODE_MODULES, "typescript", "bin", "tsc")
-    const result = await run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: scratch }).then(
-      () => "",
-      (error: { stdout?: string }) => error.stdout ?? String(error)
-    )
-    expect(result).toBe("")
+    expect(await typeCheck(scratch)).toBe("")
+  }, 60_000)
+
+  it("asks for React and TanStack Query as optional peers: the project above has neither", () => {
+    expect(Object.keys(manifest.peerDependencies).sort()).toEqual(["@tanstack/react-query", "react"])
+    for (const peer of Object.keys(manifest.peerDependencies)) expect(manifest.peerDependenciesMeta[peer]).toEqual({ optional: true })
+    expect(Object.keys(manifest.dependencies)).not.toContain("react")
+  })
+
+  it("loads queryserve/react beside the main entry, sharing its one ServeClientError class", async () => {
+    const { stdout } = await run(process.execPath, ["usage.mjs"], { cwd: reactApp })
+    expect(JSON.parse(stdout)).toEqual({
+      hooks: ["useDataset", "useInfiniteQuery", "useQuery"],
+      key: ["total", { n: "2" }],
+      sameClass: true,
+      lookalike: false
+    })
+    const dist = join(reactApp, "node_modules", "queryserve", "dist")
+    const defining: Array<string> = []
+    for (const file of await javaScriptFiles(dist)) {
+      if (/\bServeClientError = class\b|\bclass ServeClientError\b/.test(await readFile(join(dist, file), "utf8"))) defining.push(file)
+    }
+    expect(defining).toHaveLength(1)
+  }, 30_000)
+
+  it("type-checks a component's hook calls against queryserve/react's declarations", async () => {
+    expect(await typeCheck(reactApp)).toBe("")
   }, 60_000)
 })
