@@ -5,6 +5,7 @@ export default defineConfig({
   resolve: {
     // `queryserve/web` is the web build (test/runtimes/webBuild.test.ts); `queryserve` the Node entry.
     alias: [
+      { find: /^queryserve\/react$/, replacement: fileURLToPath(new URL("./src/react/index.ts", import.meta.url)) },
       { find: /^queryserve\/web$/, replacement: fileURLToPath(new URL("./src/index.web.ts", import.meta.url)) },
       { find: /^queryserve$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) }
     ]
