@@ -203,7 +203,7 @@ export const defineServe = <
     handler: Object.assign(handle, { corsHeaders: cors?.headersFor }),
     start: (options) =>
       ifNotDisposed("start()", () =>
-        startServerFor(builder.handler, options).then((server) => {
+        startServerFor(builder.handler, options, builder.contractPaths).then((server) => {
           // The document names where it is served; a wildcard address is no URL a client can use.
           if (!WILDCARD_HOSTS.has(server.hostname)) {
             definition.listening.url = server.url
