@@ -150,3 +150,28 @@ describe("createNodeHandler's promise", () => {
     }
   })
 })
+
+describe("the manual-mode warning", () => {
+  it("says once per query, when it is defined, that a manual-mode query must filter by ctx.tenantId itself", async () => {
+    const warned: Array<string> = []
+    const spy = vi.spyOn(console, "warn").mockImplementation((message: unknown) => void warned.push(String(message)))
+    try {
+      const api = defineServe({
+        auth: () => ({ tenantId: "t1" }),
+        tenant: { extract: (auth) => auth?.tenantId },
+        queries: {
+          manualReport: { query: ({ ctx }) => ctx.tenantId },
+          injectedReport: { query: () => 1, tenant: { mode: "auto-inject" } }
+        }
+      })
+      expect((await api.handler(get("manualReport"))).status).toBe(200)
+      await api.handler(get("manualReport"))
+      expect(warned).toEqual([
+        `[queryserve] query "manualReport" uses tenant mode "manual": filter every query it runs by ctx.tenantId yourself, ` +
+          `or set tenant.mode to "auto-inject" to have ctx's table sources filtered for you.`
+      ])
+    } finally {
+      spy.mockRestore()
+    }
+  })
+})
