@@ -175,3 +175,30 @@ describe("the manual-mode warning", () => {
     }
   })
 })
+
+describe("execute(…, { trustedAuth })", () => {
+  const strategyCalls: Array<unknown> = []
+  const api = defineServe({
+    auth: () => void strategyCalls.push("called") ?? null,
+    tenant: { extract: (auth) => auth?.tenantId, mode: "manual" },
+    queries: {
+      report: { query: ({ ctx }) => ({ tenant: ctx.tenantId, user: ctx.auth?.id }), requiredRoles: ["analyst"] }
+    }
+  })
+
+  it("skips the strategies and runs as the given caller, with its tenant", async () => {
+    await expect(api.execute("report", { trustedAuth: { id: "ana", roles: ["analyst"], tenantId: "acme" } }))
+      .resolves.toEqual({ tenant: "acme", user: "ana" })
+    expect(strategyCalls).toEqual([])
+  })
+
+  it("keeps the guards: a caller without the role is refused", async () => {
+    await expect(api.execute("report", { trustedAuth: { id: "bob", roles: ["viewer"], tenantId: "acme" } }))
+      .rejects.toMatchObject({ status: 403, details: { reason: "missing_role" } })
+  })
+
+  it("keeps the tenancy: a caller without a tenant is refused", async () => {
+    await expect(api.execute("report", { trustedAuth: { id: "root", roles: ["analyst"] } }))
+      .rejects.toMatchObject({ status: 403, details: { reason: "missing_tenant" } })
+  })
+})
