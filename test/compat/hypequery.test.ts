@@ -4,7 +4,7 @@
  */
 import { createServer, IncomingMessage, type ServerResponse } from "node:http"
 import { Socket } from "node:net"
-import { apiKeyAuth, createNodeHandler, defineServe, makeMemoryRateLimitStore, rateLimit, type ServeRequest } from "queryserve"
+import { apiKeyAuth, createNodeHandler, defineServe, makeMemoryRateLimitStore, rateLimit, type ServeContext, type ServeRequest } from "queryserve"
 import { describe, expect, it, vi } from "vitest"
 
 const get = (path: string, headers: Record<string, string> = {}): ServeRequest =>
@@ -36,7 +36,7 @@ describe("rateLimit", () => {
       queries: {
         limited: {
           middlewares: [rateLimit({ max: 3, windowMs: 10_000, keyBy: () => "k" })],
-          query: ({ ctx }) => void seen.push(ctx.locals._rateLimit)
+          query: ({ ctx }: { ctx: ServeContext }) => void seen.push(ctx.locals._rateLimit)
         }
       }
     })
@@ -160,7 +160,7 @@ describe("the manual-mode warning", () => {
         auth: () => ({ tenantId: "t1" }),
         tenant: { extract: (auth) => auth?.tenantId },
         queries: {
-          manualReport: { query: ({ ctx }) => ctx.tenantId },
+          manualReport: { query: ({ ctx }: { ctx: ServeContext }) => ctx.tenantId },
           injectedReport: { query: () => 1, tenant: { mode: "auto-inject" } }
         }
       })
@@ -179,10 +179,13 @@ describe("the manual-mode warning", () => {
 describe("execute(…, { trustedAuth })", () => {
   const strategyCalls: Array<unknown> = []
   const api = defineServe({
-    auth: () => void strategyCalls.push("called") ?? null,
+    auth: () => {
+      strategyCalls.push("called")
+      return null
+    },
     tenant: { extract: (auth) => auth?.tenantId, mode: "manual" },
     queries: {
-      report: { query: ({ ctx }) => ({ tenant: ctx.tenantId, user: ctx.auth?.id }), requiredRoles: ["analyst"] }
+      report: { query: ({ ctx }: { ctx: ServeContext }) => ({ tenant: ctx.tenantId, user: ctx.auth?.id }), requiredRoles: ["analyst"] }
     }
   })
 
