@@ -3,17 +3,24 @@
  * project (`"type": "module"`) and run with tsx, `queryserve` and `effect` resolved from that project's
  * node_modules. `queryserve` there is this repository's source (a package.json whose export is
  * src/index.ts, so no build is needed and none races the package test's); `effect` is a link to this
- * repository's copy, the one the source imports too.
+ * repository's copy, the one the source imports too. The block is also type-checked there, strict.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const TSX = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs")
+
+/** What `tsc --init` and a Node ESM project come to: strict, NodeNext. */
+const TSCONFIG = {
+  compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: true, types: ["node"] },
+  files: ["server.ts"]
+}
 
 /** The first ```ts block of the README, as written. */
 const firstTypeScriptBlock = (readme: string): string => {
@@ -29,6 +36,9 @@ const scratchProject = async (directory: string, program: string): Promise<void>
   await writeFile(join(installed, "package.json"), JSON.stringify({ name: "queryserve", type: "module", exports: { ".": "./src/index.ts" } }))
   await symlink(join(ROOT, "src"), join(installed, "src"), "dir")
   await symlink(join(ROOT, "node_modules", "effect"), join(directory, "node_modules", "effect"), "dir")
+  await mkdir(join(directory, "node_modules", "@types"))
+  await symlink(join(ROOT, "node_modules", "@types", "node"), join(directory, "node_modules", "@types", "node"), "dir")
+  await writeFile(join(directory, "tsconfig.json"), JSON.stringify(TSCONFIG))
   await writeFile(join(directory, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module" }))
   await writeFile(join(directory, "server.ts"), program)
 }
@@ -95,6 +105,12 @@ describe("the README's example", () => {
     expect((await fetch(`${origin}/api/analytics/docs`)).status).toBe(200)
     expect((await fetch(`${origin}/api/analytics/revenueByRegion?from=2025-01-01&to=2025-01-31`)).status).toBe(401)
   })
+
+  it("type-checks under strict TypeScript, as an editor shows it", async () => {
+    const diagnostics = await promisify(execFile)(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], { cwd: scratch })
+      .then(() => "", (error: { stdout?: string }) => error.stdout ?? String(error))
+    expect(diagnostics).toBe("")
+  }, 180_000)
 
   it("drains and ends on SIGTERM as the signal ends a program (tsx reports 128 + 15)", async () => {
     child.kill("SIGTERM")
