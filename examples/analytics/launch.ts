@@ -3,6 +3,7 @@
  * `npm start` (DuckDB) and the Postgres and ClickHouse examples. Prints the URLs, the demo keys,
  * commands to paste, and the time from process start to the first answered request.
  */
+import { createServer } from "node:net"
 import { redisResultCacheStore } from "queryserve"
 import { API_KEY_HEADER, type AnalyticsEndpoint, createAnalyticsApi, DEMO_API_KEYS, DEMO_AUTH_FAILURE_LIMIT } from "./api.js"
 import type { Db } from "./sql.js"
@@ -65,14 +66,33 @@ const banner = (label: string, baseUrl: string, served: ReadonlySet<string>): st
 const resultCache = (redisUrl: string | undefined) =>
   redisUrl === undefined || redisUrl === "" ? true : { store: redisResultCacheStore({ url: redisUrl }) }
 
+/**
+ * Exits, saying to set PORT, when the demo's port is taken: checked before the dataset is built, so
+ * that the answer comes at once and not after the seconds the data takes.
+ */
+export const exitIfPortInUse = async (): Promise<void> => {
+  const port = process.env.PORT === undefined || process.env.PORT === "" ? 4000 : Number(process.env.PORT)
+  const hostname = process.env.HOST || "localhost"
+  const probe = createServer()
+  const free = await new Promise<boolean>((resolve, reject) => {
+    probe.once("error", (error: NodeJS.ErrnoException) => (error.code === "EADDRINUSE" ? resolve(false) : reject(error)))
+    probe.listen(port, hostname, () => probe.close(() => resolve(true)))
+  })
+  if (!free) {
+    console.error(`[demo] port ${port} is already in use on ${hostname}: set PORT to another one, e.g. PORT=${port + 1} npm start`)
+    process.exit(1)
+  }
+}
+
 /** Serves `backend` on PORT/HOST (default localhost:4000) until SIGINT or SIGTERM. */
 export const launchDemo = async (backend: DemoBackend): Promise<void> => {
   const api = createAnalyticsApi(backend.db, {
     resultCache: resultCache(process.env.REDIS_URL),
     ...(backend.endpoints === undefined ? {} : { endpoints: backend.endpoints })
   })
-  // We own SIGINT/SIGTERM: after the server has drained, the database must be closed too.
-  const server = await api.start({ handleSignals: false })
+  // We own SIGINT/SIGTERM: after the server has drained, the database must be closed too. The
+  // banner below says more than start()'s line, so that one is left out.
+  const server = await api.start({ handleSignals: false, quiet: true })
   const baseUrl = `${server.url}${api.basePath}`
 
   let stopping = false
