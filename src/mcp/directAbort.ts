@@ -14,10 +14,13 @@
  * real, never-aborted AbortSignal. Where the global cannot be replaced (a runtime that freezes it),
  * the Server keeps the real one.
  */
-const NEVER_ABORTED: AbortSignal = new AbortController().signal
+// The real constructor, kept before any swap: the never-aborted signal is made with it on first use, not
+// at module load (workerd forbids making an AbortController at global scope).
+const RealAbortController = globalThis.AbortController
+let neverAborted: AbortSignal | undefined
 
 class UnabortableController {
-  readonly signal: AbortSignal = NEVER_ABORTED
+  readonly signal: AbortSignal = (neverAborted ??= new RealAbortController().signal)
   abort(): void {}
 }
 
