@@ -21,12 +21,18 @@ import { datasetQuerySchema } from "./querySchema.js"
 import { runDatasetQuery } from "./run.js"
 import { datasetScope } from "./scope.js"
 
+/** What the endpoint key of a dataset's query route starts with. */
+export const DATASET_QUERY_PREFIX = "dataset:"
 /** The endpoint key of a dataset's query route: events, metrics and the result cache name it so. */
-export const datasetQueryKey = (name: string): string => `dataset:${name}`
+export const datasetQueryKey = (name: string): string => DATASET_QUERY_PREFIX + name
 /** The endpoint key of a dataset's catalogue entry. */
 export const datasetEntryKey = (name: string): string => `datasets/${name}`
 /** The endpoint key of the catalogue. */
 export const CATALOGUE_KEY = "datasets"
+
+/** Whether an endpoint key is one of the datasets' routes (the catalogue, an entry, a query). */
+export const isDatasetRoute = (key: string): boolean =>
+  key === CATALOGUE_KEY || key.startsWith(`${CATALOGUE_KEY}/`) || key.startsWith(DATASET_QUERY_PREFIX)
 
 const PAGE_SCHEMA: JsonSchema = {
   type: "object",

@@ -2,7 +2,8 @@ import type { DocsPlan } from "./options.js"
 import type { OpenApiPlan } from "../openapi/options.js"
 import { joinPath } from "../domain/paths.js"
 import type { DocsOptions } from "./options.js"
-import { buildOpenApiDocument } from "../openapi/document.js"
+import { isDatasetRoute, DATASET_QUERY_PREFIX } from "../datasets/endpoints.js"
+import { buildOpenApiDocument, DEFAULT_TITLE, DEFAULT_VERSION } from "../openapi/document.js"
 import type { ServeEndpoint } from "../openapi/endpoint.js"
 import type { StaticRoute } from "../stages/staticRoute.js"
 import { buildDocsHtml, SCALAR_SCRIPT_NAME } from "./html.js"
@@ -101,6 +102,28 @@ const docsRoutes = (pagePath: string, openapiPath: string, options: DocsOptions)
   ]
 }
 
+/**
+ * `GET {basePath}`: a public index of the API, so that its base URL answers: its title and version,
+ * where its documents are, its endpoints and its datasets. It shows no more than the OpenAPI document.
+ */
+const indexRoute = (definition: ContractSettings, paths: ContractPaths, endpoints: () => ReadonlyArray<ServeEndpoint>): StaticRoute => {
+  const { openapi, docs } = definition
+  const build = () => {
+    const described = endpoints()
+    return {
+      title: openapi.info?.title ?? openapi.title ?? docs.title ?? DEFAULT_TITLE,
+      version: openapi.info?.version ?? openapi.version ?? DEFAULT_VERSION,
+      docs: paths.docs ?? null,
+      openapi: paths.openapi ?? null,
+      endpoints: described
+        .filter((endpoint) => !isDatasetRoute(endpoint.key))
+        .map(({ key, method, path, summary }) => ({ key, method, path, ...(summary === undefined ? {} : { summary }) })),
+      datasets: described.flatMap(({ key }) => (key.startsWith(DATASET_QUERY_PREFIX) ? [key.slice(DATASET_QUERY_PREFIX.length)] : []))
+    }
+  }
+  return { ...openApiRoute(definition.basePath, build), yields: true }
+}
+
 /** Paths of the OpenAPI document and the docs page; undefined when not served. */
 export interface ContractPaths {
   readonly openapi: string | undefined
@@ -125,13 +148,15 @@ export const contractRoutes = (
 ): ReadonlyArray<StaticRoute> => {
   const { openapi, docs, listening } = definition
   const paths = contractPaths(definition)
+  const index = indexRoute(definition, paths, endpoints)
   const openapiPath = paths.openapi
-  if (openapiPath === undefined) return []
+  if (openapiPath === undefined) return [index]
   // The docs title names the API on the page's heading too, unless the OpenAPI options name it.
   const servers = openapi.servers ?? (listening.url === undefined ? undefined : [{ url: listening.url }])
   const documentOptions = { ...openapi, title: openapi.title ?? docs.title, servers }
   const routes = [openApiRoute(openapiPath, () => buildOpenApiDocument(endpoints(), documentOptions))]
-  if (paths.docs === undefined) return routes
+  if (paths.docs === undefined) return [...routes, index]
   const title = docs.title ?? openapi.info?.title ?? openapi.title
-  return [...routes, ...docsRoutes(paths.docs, openapiPath, { ...docs, title })]
+  // The index comes last: it gives way to a page or document served at `basePath`.
+  return [...routes, ...docsRoutes(paths.docs, openapiPath, { ...docs, title }), index]
 }

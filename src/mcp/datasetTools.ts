@@ -4,13 +4,12 @@
  * endpoint's guards, tenancy, rate limits and events; an agent asks any question the model allows
  * instead of only the ones an endpoint was written for.
  */
-import { CATALOGUE_KEY, datasetEntryKey, datasetQueryKey } from "../datasets/endpoints.js"
+import { CATALOGUE_KEY, DATASET_QUERY_PREFIX as NAME_PREFIX, datasetEntryKey, datasetQueryKey } from "../datasets/endpoints.js"
 import { ValidationError } from "../domain/errors.js"
 import type { JsonSchema } from "../domain/jsonSchema.js"
 import type { EndpointPlan, RoutePlan } from "../stages/plan.js"
 import type { McpTool, ToolTarget } from "./tools.js"
 
-const NAME_PREFIX = datasetQueryKey("")
 
 const objectSchema = (properties: Readonly<Record<string, JsonSchema>>, required: ReadonlyArray<string>) =>
   ({ type: "object", properties, required: [...required] }) as const

@@ -38,8 +38,8 @@ export interface OpenApiOperation {
   readonly responses: Readonly<Record<string, unknown>>
 }
 
-const DEFAULT_TITLE = "queryserve API"
-const DEFAULT_VERSION = "1.0.0"
+export const DEFAULT_TITLE = "queryserve API"
+export const DEFAULT_VERSION = "1.0.0"
 
 // Methods whose input travels in the query string; the others send a JSON body.
 const QUERY_METHODS: ReadonlySet<HttpMethod> = new Set(["GET", "HEAD", "DELETE"])

@@ -101,7 +101,9 @@ const makePipeline = (
       next.add(route.method, route.path, { endpoint: compiled })
       if (route.method === "GET") getRoutes.push({ path: route.path, endpoint: compiled })
     }
-    for (const route of staticRoutes()) next.add(route.method, route.path, { static: route })
+    for (const route of staticRoutes()) {
+      if (route.yields !== true || next.find(route.method, route.path) === undefined) next.add(route.method, route.path, { static: route })
+    }
     for (const { path, endpoint } of getRoutes) {
       for (const [suffix, representation] of FORMAT_SUFFIXES) {
         // A route of that exact name (a query key ending in ".csv") keeps priority.

@@ -13,6 +13,8 @@ export interface StaticRoute {
   readonly path: string
   /** The `queryKey` the auth hooks report when this route refuses a caller (`$mcp`, `$metrics`); none: no hooks. */
   readonly key?: string
+  /** It gives way to any other route at its path (the API's index at `basePath`). */
+  readonly yields?: boolean
   /** `requestId` is the one the response carries in `X-Request-Id`. */
   readonly respond: (request: ServeRequest, requestId: string) => MaybePromise<StaticAnswer>
 }
