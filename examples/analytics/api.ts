@@ -8,32 +8,15 @@ import {
   type AuthFailureLimitOptions,
   initServe,
   type QueryLoggingOption,
-  type ServeAuthContext,
   type ServeConfig,
   type TenantConfig
 } from "queryserve"
+import { type AnalyticsCaller, API_KEY_HEADER, DEMO_API_KEYS } from "./demoKeys.js"
 import * as metrics from "./metrics.js"
 import * as schemas from "./schemas.js"
 import type { Db } from "./sql.js"
 
-/** Who an API key belongs to. */
-export interface AnalyticsCaller extends ServeAuthContext {
-  readonly name: string
-  readonly tenantId?: string
-  readonly roles: ReadonlyArray<string>
-}
-
-/**
- * The demo's fixed keys, so the README's commands work as printed. They are public knowledge:
- * never serve the demo beyond your own machine with them.
- */
-export const DEMO_API_KEYS = {
-  "demo-acme-key": { name: "Acme analyst", tenantId: "acme", roles: ["analyst"] },
-  "demo-globex-key": { name: "Globex analyst", tenantId: "globex", roles: ["analyst"] },
-  "demo-admin-key": { name: "Platform admin", roles: ["admin"] }
-} as const satisfies Readonly<Record<string, AnalyticsCaller>>
-
-export const API_KEY_HEADER = "x-api-key"
+export { type AnalyticsCaller, API_KEY_HEADER, DEMO_API_KEYS }
 
 export interface AnalyticsApiOptions<K extends AnalyticsEndpoint = AnalyticsEndpoint> {
   /** API key → caller. Default: DEMO_API_KEYS. */

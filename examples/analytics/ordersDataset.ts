@@ -7,8 +7,9 @@ import { dataset, dimension, measure } from "queryserve"
 export const ordersDataset = dataset("orders", {
   source: "orders",
   tenantKey: "tenant_id",
-  description: "One row per order: its region, day, product and amount",
+  description: "One row per order: its id, region, day, product and amount",
   dimensions: {
+    order_id: dimension.number(),
     region: dimension.string(),
     day: dimension.time({ column: "day" }),
     product_id: dimension.number()
