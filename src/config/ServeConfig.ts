@@ -4,6 +4,8 @@ import type { ResultCacheOptions } from "../cache/options.js"
 import type { DocsOptions } from "../docs/options.js"
 import type { AuthStrategy, ServeAuthContext, ServeContextFactory, ServeMiddleware, ServeQueriesMap, TenantConfig } from "../domain/config.js"
 import type { ServeQueryEvent } from "../domain/event.js"
+import type { Dataset } from "../datasets/dataset.js"
+import type { SqlExecutor } from "../datasets/executor.js"
 import type { McpOptions } from "../mcp/options.js"
 import type { MetricsOptions } from "../metrics/options.js"
 import type { OpenApiOptions } from "../openapi/options.js"
@@ -50,4 +52,11 @@ export interface ServeConfig<
    * stateless) at `basePath + /mcp`, behind the same auth, guards, tenant isolation and rate limits.
    */
   readonly mcp?: boolean | McpOptions
+  /**
+   * Datasets callers (and agents, over MCP) query with dimensions, measures and filters of their
+   * choosing, each under its name: `{ orders: Orders }` for `dataset("orders", …)`. Needs `sql`.
+   */
+  readonly datasets?: Readonly<Record<string, Dataset>>
+  /** Runs the datasets' statements: the demo's DuckDB, Postgres and ClickHouse drivers are SqlExecutors. */
+  readonly sql?: SqlExecutor
 }

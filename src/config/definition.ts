@@ -8,6 +8,8 @@ import type { AuthFailureLimitOptions } from "../auth/options.js"
 import type { CorsOptions } from "../stages/cors.js"
 import type { OpenApiPlan } from "../openapi/options.js"
 import type { DocsPlan } from "../docs/options.js"
+import { datasetEndpoints } from "../datasets/endpoints.js"
+import type { DatasetModel } from "../datasets/model.js"
 import type { ServeConfig } from "./ServeConfig.js"
 import type { HttpMethod } from "../domain/http.js"
 
@@ -51,9 +53,29 @@ const toList = <A>(value: A | ReadonlyArray<A> | undefined): Array<A> =>
 const toQueryConfig = (entry: ServeQueryEntry): AnyQueryConfig =>
   typeof entry === "function" ? { query: entry } : entry
 
+/** The query configs that serve `config.datasets`, checked: a dataset that could not work is an Error here. */
+const datasetQueries = (config: ServeConfig<ServeQueriesMap, never, never>): ReadonlyMap<string, AnyQueryConfig> => {
+  const datasets = new Map<string, DatasetModel>()
+  for (const [key, dataset] of Object.entries(config.datasets ?? {})) {
+    if (dataset.name !== key) throw new Error(`datasets: the dataset "${dataset.name}" is given under the key "${key}"; give it under its own name`)
+    if (dataset.tenantKey !== undefined && config.tenant === undefined) {
+      throw new Error(`datasets: "${key}" has a tenantKey, but the API has no tenant config to take the caller's tenant from: add tenant: { extract: (auth) => auth?.tenantId }`)
+    }
+    datasets.set(key, dataset)
+  }
+  if (datasets.size === 0) return new Map()
+  if (config.sql === undefined) throw new Error("datasets: give `sql`, the SqlExecutor that runs their statements")
+  const endpoints = datasetEndpoints({ datasets, executor: config.sql, tenant: config.tenant as TenantConfig | undefined })
+  for (const key of endpoints.keys()) {
+    if (key in config.queries) throw new Error(`datasets: the query key "${key}" is taken by the datasets' routes; rename the query`)
+  }
+  return endpoints
+}
+
 export const normalizeConfig = (config: ServeConfig<ServeQueriesMap, never, never>): ServeDefinition => {
   const queries = new Map<string, AnyQueryConfig>()
   for (const [key, entry] of Object.entries(config.queries)) queries.set(key, toQueryConfig(entry))
+  for (const [key, endpoint] of datasetQueries(config)) queries.set(key, endpoint)
   const basePath = joinPath(config.basePath ?? DEFAULT_BASE_PATH)
   return {
     basePath,

@@ -119,6 +119,8 @@ export interface ServeQueryConfig<
 > {
   readonly query: ExecutableQuery<TInput, TOutput, ServeContext<TInput, TAuth, TContext>>
   readonly method?: HttpMethod
+  /** The route's path under `basePath`. Default: the key. */
+  readonly path?: string
   readonly name?: string
   readonly inputSchema?: ServeSchema
   readonly outputSchema?: ServeSchema

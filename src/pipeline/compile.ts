@@ -57,7 +57,7 @@ const compileEndpoint = (
   const info: EndpointInfo = {
     key,
     name: config.name ?? key,
-    path: joinPath(definition.basePath, key),
+    path: joinPath(definition.basePath, config.path ?? key),
     method: config.method ?? "GET",
     requiresAuth,
     requiredRoles,
