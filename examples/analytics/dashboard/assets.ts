@@ -11,11 +11,13 @@ export interface DashboardAssets {
   readonly html: string
   readonly script: string
   readonly stylesheet: string
+  readonly icon: string
 }
 
-/** Where the page loads its script and stylesheet from: beside `/`, outside the API's basePath. */
+/** Where the page loads its files from: beside `/`, outside the API's basePath. */
 export const SCRIPT_PATH = "/dashboard/app.js"
 export const STYLESHEET_PATH = "/dashboard/app.css"
+export const ICON_PATH = "/dashboard/icon.svg"
 
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url))
 
@@ -25,7 +27,7 @@ const html = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>queryserve analytics demo</title>
-<link rel="icon" href="data:,">
+<link rel="icon" type="image/svg+xml" href="${ICON_PATH}">
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
 <script type="module" src="${SCRIPT_PATH}"></script>
 </head>
@@ -34,7 +36,7 @@ const html = `<!doctype html>
 `
 
 export const buildDashboard = async (): Promise<DashboardAssets> => {
-  const [bundle, stylesheet] = await Promise.all([
+  const [bundle, stylesheet, icon] = await Promise.all([
     build({
       entryPoints: [here("./app.ts")],
       bundle: true,
@@ -48,7 +50,8 @@ export const buildDashboard = async (): Promise<DashboardAssets> => {
       define: { "process.env.NODE_ENV": '"production"' },
       logLevel: "silent"
     }),
-    readFile(here("./dashboard.css"), "utf8")
+    readFile(here("./dashboard.css"), "utf8"),
+    readFile(here("./icon.svg"), "utf8")
   ])
-  return { html, script: bundle.outputFiles[0]!.text, stylesheet }
+  return { html, script: bundle.outputFiles[0]!.text, stylesheet, icon }
 }

@@ -3,7 +3,7 @@
  * dataset, which no endpoint was written for in this shape.
  */
 import type { DatasetQuery, DatasetRow } from "queryserve/react"
-import { createElement as h } from "react"
+import { createElement as h, type ReactElement } from "react"
 import { Bar, BarChart, CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts"
 import { formatCompactMoney, formatCount, formatMoney, formatMonth } from "./format.js"
 import type { DemoHooks } from "./hooks.js"
@@ -25,8 +25,8 @@ const sum = (rows: ReadonlyArray<DatasetRow>, field: string): number => rows.red
 const stat = (testId: string, label: string, value: string) =>
   h("div", { className: "stat" }, h("span", null, label), h("strong", { "data-testid": testId }, value))
 
-const panel = (title: string, testId: string, chart: ReturnType<typeof h>) =>
-  h("section", { className: "panel", "data-testid": testId }, h("h2", null, title), h(ResponsiveContainer, { width: "100%", height: CHART_HEIGHT }, chart))
+const panel = (title: string, testId: string, chart: ReactElement) =>
+  h("section", { className: "panel", "data-testid": testId }, h("h2", null, title), h(ResponsiveContainer, { width: "100%", height: CHART_HEIGHT, children: chart }))
 
 const revenueByMonth = (rows: ReadonlyArray<DatasetRow>) =>
   h(

@@ -7,7 +7,7 @@
 import { keepPreviousData } from "@tanstack/react-query"
 import type { DatasetQuery } from "queryserve/react"
 import { createElement as h, useState } from "react"
-import { formatCount, formatMoney } from "./format.js"
+import { formatAmount, formatCount } from "./format.js"
 import type { DemoHooks } from "./hooks.js"
 import { problemView } from "./problem.js"
 
@@ -25,7 +25,7 @@ const COLUMNS = [
   ["day", "Day", String],
   ["region", "Region", String],
   ["product_id", "Product", String],
-  ["revenue", "Amount", formatMoney]
+  ["revenue", "Amount", formatAmount]
 ] as const
 
 export const OrdersTable = ({ hooks }: { readonly hooks: DemoHooks }) => {
