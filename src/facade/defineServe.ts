@@ -4,6 +4,9 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Runtime from "effect/Runtime"
 import type { AuthStrategy, ServeAuthContext, ServeMiddleware, ServeQueriesMap, ServeQueryEntry } from "../domain/config.js"
 import type { ServeConfig } from "../config/ServeConfig.js"
+import type { Dataset } from "../datasets/dataset.js"
+import { datasetQueryKey } from "../datasets/endpoints.js"
+import type { DatasetQuery, DatasetResult } from "../datasets/query.js"
 import type { ResultCacheControl } from "../cache/resultCache.js"
 import { normalizeConfig, type RouteDefinition, type ServeDefinition } from "../config/definition.js"
 import { joinPath } from "../domain/paths.js"
@@ -48,17 +51,29 @@ export interface RouteOptions {
   readonly method?: HttpMethod
 }
 
-export interface ServeBuilder<TQueries extends ServeQueriesMap = ServeQueriesMap> {
+/** The datasets an API serves, by name (`config.datasets`). */
+type DatasetsMap = Readonly<Record<string, Dataset>>
+
+export interface ServeBuilder<TQueries extends ServeQueriesMap = ServeQueriesMap, TDatasets extends DatasetsMap = {}> {
   readonly queries: TQueries
   readonly basePath: string
   /** Where the OpenAPI document and the API-reference page are served; undefined when turned off. */
   readonly contractPaths: ContractPaths
   /** Adds `basePath + path` with `options.method` (default: the endpoint's) as another route to an endpoint. */
-  route(path: string, endpoint: (keyof TQueries & string) | ServeQueryEntry, options?: RouteOptions): ServeBuilder<TQueries>
-  use(middleware: ServeMiddleware): ServeBuilder<TQueries>
-  useAuth(strategy: AuthStrategy): ServeBuilder<TQueries>
+  route(path: string, endpoint: (keyof TQueries & string) | ServeQueryEntry, options?: RouteOptions): ServeBuilder<TQueries, TDatasets>
+  use(middleware: ServeMiddleware): ServeBuilder<TQueries, TDatasets>
+  useAuth(strategy: AuthStrategy): ServeBuilder<TQueries, TDatasets>
   execute<K extends keyof TQueries & string>(key: K, ...options: ExecuteArgs<QueryInput<TQueries[K]>>): Promise<QueryOutput<TQueries[K]>>
   run<K extends keyof TQueries & string>(key: K, ...options: ExecuteArgs<QueryInput<TQueries[K]>>): Promise<QueryOutput<TQueries[K]>>
+  /**
+   * Asks a dataset a question in-process, through the same stages as `POST {basePath}/datasets/{name}`
+   * (a caller given as `context.auth`, its guards and tenant): fields named by the model, rows typed.
+   */
+  queryDataset<N extends keyof TDatasets & string, const Q extends DatasetQuery<TDatasets[N]>>(
+    name: N,
+    query: Q,
+    options?: Omit<ExecuteOptions, "input">
+  ): Promise<DatasetResult<TDatasets[N], Q>>
   /** Every route with its metadata and JSON Schemas: what the OpenAPI document is built from. */
   describe(): ReadonlyArray<ServeEndpoint>
   readonly queryLogger: ServeQueryLogger
@@ -101,8 +116,9 @@ const isDeclared = (definition: ServeDefinition, route: RouteDefinition): boolea
 export const defineServe = <
   const TQueries extends ServeQueriesMap,
   TAuth extends ServeAuthContext = ServeAuthContext,
-  TContext = {}
->(config: ServeConfig<TQueries, TAuth, TContext>): ServeBuilder<TQueries> => {
+  TContext = {},
+  const TDatasets extends DatasetsMap = {}
+>(config: ServeConfig<TQueries, TAuth, TContext> & { readonly datasets?: TDatasets }): ServeBuilder<TQueries, TDatasets> => {
   const definition = normalizeConfig(config as unknown as ServeConfig<ServeQueriesMap, never, never>)
   // Configuration mistakes are thrown here, with what to change, never found by a request.
   checkTenantConfigs(definition)
@@ -163,7 +179,7 @@ export const defineServe = <
       ? pipeline.then((p) => p.handle(request), unlessDisposed(() => refusedRequest(request, cors)))
       : pipeline.handle(request)
 
-  const builder: ServeBuilder<TQueries> = {
+  const builder: ServeBuilder<TQueries, TDatasets> = {
     queries: config.queries,
     basePath: definition.basePath,
     contractPaths: contractPaths(definition),
@@ -197,6 +213,8 @@ export const defineServe = <
     },
     execute,
     run: execute,
+    queryDataset: (name, query, options) =>
+      execute(datasetQueryKey(name) as keyof TQueries & string, { ...options, input: query } as never) as never,
     describe,
     queryLogger: logger,
     // Adapters give the answers they make themselves (413, 408, 503 while draining) the same CORS headers.

@@ -4,6 +4,7 @@ import type { HeaderMap, ServeRequest } from "../domain/http.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import { andThen, type MaybePromise } from "../domain/maybePromise.js"
 import { serializeJson } from "../stages/output.js"
+import type { EndpointPlan } from "../stages/plan.js"
 import type { ExecutionOutcome, PipelineService } from "../services/Pipeline.js"
 import { INPUT_FIELD, type McpTool, RESULT_FIELD, type ToolCatalogue, type ToolDescriptor } from "./tools.js"
 
@@ -122,17 +123,17 @@ const inputOf = (tool: McpTool, args: Readonly<Record<string, unknown>> | undefi
 }
 
 export const makeToolHandlers = (pipeline: PipelineService, catalogue: ToolCatalogue): ToolHandlers => {
-  const requestFor = (tool: McpTool, scope: McpScope): ServeRequest =>
+  const requestFor = (plan: EndpointPlan, scope: McpScope): ServeRequest =>
     scope.request instanceof TransportRequest
-      ? new AdapterToolRequest(scope.request, tool.plan.info.method, tool.plan.info.path)
-      : new ToolRequest(scope.request, tool.plan.info.method, tool.plan.info.path)
+      ? new AdapterToolRequest(scope.request, plan.info.method, plan.info.path)
+      : new ToolRequest(scope.request, plan.info.method, plan.info.path)
 
   const callerFor = (tool: McpTool, request: ServeRequest): MaybePromise<ServeAuthContext | null> =>
     tool.public ? null : pipeline.authenticate(tool.plan.strategies, request, tool.plan.info)
 
   const admitted = async (tool: McpTool, scope: McpScope): Promise<boolean> => {
     try {
-      return pipeline.admits(tool.key, await callerFor(tool, requestFor(tool, scope)))
+      return pipeline.admits(tool.key, await callerFor(tool, requestFor(tool.plan, scope)))
     } catch {
       // Credentials the endpoint's strategies refuse: the tool is not offered.
       return false
@@ -147,11 +148,13 @@ export const makeToolHandlers = (pipeline: PipelineService, catalogue: ToolCatal
     call: (scope, name, args) => {
       const tool = catalogue.byName.get(name)
       if (tool === undefined) return undefined
-      const outcome = pipeline.call(tool.key, {
-        request: requestFor(tool, scope),
+      const target = tool.route === undefined ? { key: tool.key, plan: tool.plan, input: inputOf(tool, args) } : tool.route(args ?? {})
+      if (!("key" in target)) return toErrorResult({ ok: false, error: target })
+      const outcome = pipeline.call(target.key, {
+        request: requestFor(target.plan, scope),
         requestId: scope.requestId,
         transport: "mcp",
-        input: inputOf(tool, args),
+        input: target.input,
         // The endpoint's strategies run in its stages, told its endpoint, as for a request to its route.
         auth: tool.public ? null : undefined,
         encode: (value) => toToolResult(tool, value)

@@ -1,5 +1,7 @@
 import { dereference, type JsonSchema, typesOf } from "../domain/jsonSchema.js"
+import type { ValidationError } from "../domain/errors.js"
 import type { EndpointPlan, RoutePlan } from "../stages/plan.js"
+import { datasetTools } from "./datasetTools.js"
 
 /** A JSON Schema of an object, as MCP wants a tool's input and output schemas. */
 type ObjectSchema = JsonSchema & { readonly type: "object" }
@@ -29,6 +31,18 @@ export interface McpTool {
   readonly wrapsInput: boolean
   /** Results are given as `structuredContent` (there is an output schema), wrapped as `{ result }` when not an object. */
   readonly structured: "none" | "as-is" | "wrapped"
+  /**
+   * For a tool that serves several endpoints (the dataset tools): the endpoint a call's arguments
+   * name and its input, or the refusal of arguments that name none. Without it, a call runs `key`.
+   */
+  readonly route?: (args: Readonly<Record<string, unknown>>) => ToolTarget | ValidationError
+}
+
+/** The endpoint one tool call runs, with its input. */
+export interface ToolTarget {
+  readonly key: string
+  readonly plan: EndpointPlan
+  readonly input: unknown
 }
 
 export interface ToolCatalogue {
@@ -107,6 +121,12 @@ const compileTool = (plan: EndpointPlan, name: string): McpTool => {
 
 /** One tool per endpoint (extra `route`s of an endpoint add none), in definition order; `mcp: false` ones left out. */
 export const buildCatalogue = (routes: ReadonlyArray<RoutePlan>): ToolCatalogue => {
+  const tools = endpointTools(routes)
+  for (const tool of datasetTools(routes)) tools.set(tool.descriptor.name, tool)
+  return { tools: [...tools.values()], byName: tools }
+}
+
+const endpointTools = (routes: ReadonlyArray<RoutePlan>): Map<string, McpTool> => {
   const byName = new Map<string, McpTool>()
   const seen = new Set<string>()
   for (const { endpoint } of routes) {
@@ -116,5 +136,5 @@ export const buildCatalogue = (routes: ReadonlyArray<RoutePlan>): ToolCatalogue 
     const tool = compileTool(endpoint, toolName(endpoint.info.key, byName))
     byName.set(tool.descriptor.name, tool)
   }
-  return { tools: [...byName.values()], byName }
+  return byName
 }

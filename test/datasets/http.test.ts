@@ -1,6 +1,6 @@
 /** Datasets served over HTTP: the same stages as endpoints (auth, guards, tenant, cache, events), the catalogue, OpenAPI. */
 import { apiKeyAuth, dataset, defineServe, dimension, measure } from "queryserve"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import { type DemoDatabase, openDemoDatabase, recording } from "./demoDatabase.js"
 import { Orders } from "./ordersModel.js"
 
@@ -173,5 +173,18 @@ describe("OpenAPI", () => {
     expect(operation).toBeDefined()
     const body = JSON.stringify(operation.requestBody)
     for (const field of ["region", "category", "revenue", "revenuePerCustomer", "day.month"]) expect(body).toContain(`"${field}"`)
+  })
+})
+
+describe("api.queryDataset", () => {
+  it("asks in-process through the same stages, rows typed by the model", async () => {
+    const api = makeApi()
+    const answer = await api.queryDataset("orders", { dimensions: ["region"], measures: ["revenue"] }, { context: { auth: KEYS.globex } })
+    expectTypeOf(answer.data).toEqualTypeOf<ReadonlyArray<{ readonly region: string | null; readonly revenue: number | null }>>()
+    const viaHttp = JSON.parse((await post(api, "orders", { dimensions: ["region"], measures: ["revenue"] }, "globex")).body!)
+    expect(answer).toEqual(viaHttp)
+    await expect(api.queryDataset("guarded", { measures: ["revenue"] }, { context: { auth: KEYS.viewer } })).rejects.toMatchObject({ status: 403 })
+    // @ts-expect-error a field the model does not have
+    await expect(api.queryDataset("orders", { measures: ["profit"] }, { context: { auth: KEYS.acme } })).rejects.toMatchObject({ status: 400 })
   })
 })
