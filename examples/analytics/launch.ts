@@ -4,6 +4,7 @@
  * Prints the URLs, the demo keys, commands to paste, and the time from process start to the first
  * answered request.
  */
+import { createServer } from "node:net"
 import { redisResultCacheStore, type SqlExecutor, startNodeServer } from "queryserve"
 import { API_KEY_HEADER, type AnalyticsEndpoint, createAnalyticsApi, DEMO_API_KEYS, DEMO_AUTH_FAILURE_LIMIT } from "./api.js"
 import { buildDashboard } from "./dashboard/assets.js"
@@ -74,6 +75,24 @@ const banner = (label: string, origin: string, baseUrl: string, served: Readonly
 const resultCache = (redisUrl: string | undefined) =>
   redisUrl === undefined || redisUrl === "" ? true : { store: redisResultCacheStore({ url: redisUrl }) }
 
+/**
+ * Exits, saying to set PORT, when the demo's port is taken: checked before the dataset is built, so
+ * that the answer comes at once and not after the seconds the data takes.
+ */
+export const exitIfPortInUse = async (): Promise<void> => {
+  const port = process.env.PORT === undefined || process.env.PORT === "" ? 4000 : Number(process.env.PORT)
+  const hostname = process.env.HOST || "localhost"
+  const probe = createServer()
+  const free = await new Promise<boolean>((resolve, reject) => {
+    probe.once("error", (error: NodeJS.ErrnoException) => (error.code === "EADDRINUSE" ? resolve(false) : reject(error)))
+    probe.listen(port, hostname, () => probe.close(() => resolve(true)))
+  })
+  if (!free) {
+    console.error(`[demo] port ${port} is already in use on ${hostname}: set PORT to another one, e.g. PORT=${port + 1} npm start`)
+    process.exit(1)
+  }
+}
+
 /** Serves `backend` and the dashboard on PORT/HOST (default localhost:4000) until SIGINT or SIGTERM. */
 export const launchDemo = async (backend: DemoBackend): Promise<void> => {
   const dashboard = buildDashboard()
@@ -82,8 +101,9 @@ export const launchDemo = async (backend: DemoBackend): Promise<void> => {
     sql: backend.sql,
     ...(backend.endpoints === undefined ? {} : { endpoints: backend.endpoints })
   })
-  // The dashboard's page and files, then the API: one handler on queryserve's Node server.
-  // We own SIGINT/SIGTERM: after the server has drained, the database must be closed too.
+  // The dashboard's page and files, then the API: one handler on queryserve's Node server, which
+  // prints no start line of its own (the banner below says more). We own SIGINT/SIGTERM: after the
+  // server has drained, the database must be closed too.
   const server = await startNodeServer(withDashboard(api.handler, await dashboard), { handleSignals: false })
   const baseUrl = `${server.url}${api.basePath}`
 

@@ -5,6 +5,7 @@
  * DEMO_ROWS (order rows, default 1,200,000), DEMO_ENGINE (duckdb, the default, or clickhouse).
  */
 import { DEFAULT_ORDER_ROWS, orderRowsFromEnv } from "./dataset.js"
+import { exitIfPortInUse } from "./launch.js"
 
 const ENGINES = {
   duckdb: () => import("./duckdbDemo.js"),
@@ -16,5 +17,6 @@ if (!Object.hasOwn(ENGINES, engine)) {
   console.error(`[demo] DEMO_ENGINE must be one of ${Object.keys(ENGINES).join(", ")}, got ${engine}`)
   process.exit(1)
 }
+await exitIfPortInUse()
 const { serveDemo } = await ENGINES[engine as keyof typeof ENGINES]()
 await serveDemo(orderRowsFromEnv(DEFAULT_ORDER_ROWS))

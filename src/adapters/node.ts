@@ -161,8 +161,23 @@ export const makeNodeListener = (
   }
 }
 
+/**
+ * Settles once the response is written. A response object that is no stream (a test's or a
+ * serverless shim's stand-in, which node:stream's `finished` refuses) counts as written when its
+ * `end()` is called.
+ */
 const written = (res: ServerResponse): Promise<void> =>
-  res.writableFinished ? Promise.resolve() : new Promise((resolve) => void finished(res, () => resolve()))
+  res.writableFinished ? Promise.resolve() : new Promise((resolve) => {
+    try {
+      finished(res, () => resolve())
+    } catch {
+      const end = res.end
+      res.end = function (this: ServerResponse, ...args: Parameters<ServerResponse["end"]>) {
+        resolve()
+        return end.apply(this, args)
+      } as ServerResponse["end"]
+    }
+  })
 
 /**
  * A Node `(req, res)` listener over a ServeHandler, for your own `http.createServer` or framework.
@@ -172,7 +187,14 @@ const written = (res: ServerResponse): Promise<void> =>
 export const createNodeHandler = (handler: ServeHandler, options: NodeHandlerOptions = {}): NodeListener => {
   const listener = makeNodeListener(handler, options, undefined)
   return (req, res) => {
-    listener(req, res)
-    return written(res)
+    const done = written(res)
+    try {
+      listener(req, res)
+    } catch (error) {
+      // The request or response object lacks what a Node one has: said, and settled, never a rejection.
+      console.error("[queryserve] createNodeHandler could not answer this request", error)
+      return Promise.resolve()
+    }
+    return done
   }
 }

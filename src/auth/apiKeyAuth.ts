@@ -7,6 +7,12 @@ import { type MaybePromise, andThen } from "../domain/maybePromise.js"
 interface ApiKeyHeader {
   /** Header that carries the key. Default `x-api-key`; read case-insensitively. */
   readonly header?: string
+  /**
+   * Accepted for code written for @hypequery/serve, where it stops a missing key from being an
+   * error. Here a missing key never is one, whatever this says: the strategy finds no caller (null),
+   * so a protected endpoint answers 401 `missing_credentials` and a public one runs.
+   */
+  readonly allowMissing?: boolean
 }
 
 export type ApiKeyAuthOptions<TAuth extends ServeAuthContext> = ApiKeyHeader & (

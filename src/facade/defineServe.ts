@@ -36,6 +36,11 @@ export interface ExecuteOptions<TInput = unknown> {
   readonly context?: Readonly<Record<string, unknown>>
   /** Headers and other request fields the strategies and handler should see. */
   readonly request?: Partial<ServeRequest>
+  /**
+   * The caller, already authenticated by you (as @hypequery/serve's `trustedAuth`): the strategies
+   * are skipped, the role and scope guards and the tenancy apply. Shorthand for `context: { auth }`.
+   */
+  readonly trustedAuth?: ServeAuthContext
 }
 
 /** ExecuteOptions of a query that needs an input. */
@@ -46,6 +51,10 @@ export interface ExecuteOptionsWithInput<TInput> extends ExecuteOptions<TInput> 
 /** The options of `execute`/`run`: required, with their `input`, exactly when the query needs an input (as in the client). */
 export type ExecuteArgs<TInput> = TakesNothing<TInput> extends true ? [options?: ExecuteOptions<TInput>]
   : [options: ExecuteOptionsWithInput<TInput>]
+
+/** `trustedAuth` as the `auth` entry of the context, where the pipeline takes the caller from. */
+const trusting = (options: ExecuteOptions | undefined): ExecuteOptions | undefined =>
+  options?.trustedAuth === undefined ? options : { ...options, context: { ...options.context, auth: options.trustedAuth } }
 
 export interface RouteOptions {
   readonly method?: HttpMethod
@@ -167,8 +176,8 @@ export const defineServe = <
     (disposing !== undefined
       ? Promise.reject(refusedExecution())
       : pipeline instanceof Promise
-      ? pipeline.then((p) => p.execute(key, options), unlessDisposed(() => Promise.reject(refusedExecution())))
-      : pipeline.execute(key, options)) as Promise<QueryOutput<TQueries[K]>>
+      ? pipeline.then((p) => p.execute(key, trusting(options)), unlessDisposed(() => Promise.reject(refusedExecution())))
+      : pipeline.execute(key, trusting(options))) as Promise<QueryOutput<TQueries[K]>>
 
   // The same three cases as `execute`, written out rather than shared through a helper taking
   // callbacks: every request comes through here, and would allocate them.
@@ -221,7 +230,7 @@ export const defineServe = <
     handler: Object.assign(handle, { corsHeaders: cors?.headersFor }),
     start: (options) =>
       ifNotDisposed("start()", () =>
-        startServerFor(builder.handler, options).then((server) => {
+        startServerFor(builder.handler, options, builder.contractPaths).then((server) => {
           // The document names where it is served; a wildcard address is no URL a client can use.
           if (!WILDCARD_HOSTS.has(server.hostname)) {
             definition.listening.url = server.url

@@ -1,8 +1,12 @@
 import type { NodeServerOptions, RunningServer } from "../server/serverOptions.js"
 import type { ServeHandler } from "../domain/http.js"
+import type { ContractPaths } from "../docs/routes.js"
 
-/** What `builder.start()` runs: the entry of queryserve that was imported decides. */
-type StartServer = (handler: ServeHandler, options: NodeServerOptions | undefined) => Promise<RunningServer>
+/**
+ * What `builder.start()` runs: the entry of queryserve that was imported decides. `announce`, the
+ * API's contract paths, is what its start line names.
+ */
+type StartServer = (handler: ServeHandler, options: NodeServerOptions | undefined, announce: ContractPaths) => Promise<RunningServer>
 
 const notInThisBuild: StartServer = () => {
   throw new Error(
@@ -23,4 +27,4 @@ export const provideServerStart = (start: StartServer): void => {
 }
 
 /** `builder.start()`: the Node server, or an error naming createFetchHandler in the web build. */
-export const startServerFor: StartServer = (handler, options) => startServer(handler, options)
+export const startServerFor: StartServer = (handler, options, announce) => startServer(handler, options, announce)

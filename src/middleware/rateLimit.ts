@@ -40,6 +40,22 @@ export interface RateLimitOptions {
    * store answers at once.
    */
   readonly storeTimeoutMs?: number
+  /** The 429 answer's message. Default: "Too many requests: the limit is {max} per {windowMs} ms". */
+  readonly message?: string
+  /**
+   * false: no `X-RateLimit-*` headers on the answers (nor in the OpenAPI document); a 429 still
+   * carries `Retry-After`. Default true.
+   */
+  readonly headers?: boolean
+}
+
+/** What `ctx.locals._rateLimit` holds after a limiter counted the request (as in @hypequery/serve). */
+export interface RateLimitInfo {
+  readonly limit: number
+  /** Requests left in the window, after this one. */
+  readonly remaining: number
+  /** Milliseconds until the window ends. */
+  readonly resetMs: number
 }
 
 /**
@@ -56,11 +72,6 @@ const checkRateLimit = (max: number, windowMs: number): void => {
 }
 
 /**
- * Fixed-window rate limiting. Every response of a limited endpoint carries `X-RateLimit-Limit`,
- * `-Remaining` and `-Reset` (seconds until the window ends); over the limit it answers 429
- * RATE_LIMITED with `Retry-After`. Throws a TypeError when `max` or `windowMs` could not work.
- */
-/**
  * On a `rateLimit()` given no store: binds it to a store. The pipeline calls it with its API's
  * `RateLimitStore` when it compiles an endpoint; the same store always gives the same middleware.
  */
@@ -76,6 +87,12 @@ export const withApiStore = (middleware: ServeMiddleware, store: RateLimitStoreS
 // program is the n-th in each of its processes, so processes on one Redis count together.
 let storelessLimiters = 0
 
+/**
+ * Fixed-window rate limiting. Every response of a limited endpoint carries `X-RateLimit-Limit`,
+ * `-Remaining` and `-Reset` (seconds until the window ends) unless `headers: false`, and
+ * `ctx.locals._rateLimit` tells later middleware and the handler the same; over the limit it answers
+ * 429 RATE_LIMITED with `Retry-After`. Throws a TypeError when `max` or `windowMs` could not work.
+ */
 export const rateLimit = (options: RateLimitOptions = {}): DocumentedMiddleware => {
   const windowMs = options.windowMs ?? 60_000
   const max = options.max ?? 100
@@ -91,8 +108,12 @@ export const rateLimit = (options: RateLimitOptions = {}): DocumentedMiddleware 
   // Run outside a pipeline (called by hand), it counts in a memory store of its own.
   let own: DocumentedMiddleware | undefined
   const unbound: ServeMiddleware = (ctx, next) => (own ??= limiter(options, makeMemoryRateLimitStore(), ""))(ctx, next)
-  return Object.assign(unbound, { errorStatuses: [429], responseHeaders: RATE_LIMIT_HEADERS, [BIND_STORE]: bindStore })
+  return Object.assign(unbound, { ...documented(options), [BIND_STORE]: bindStore })
 }
+
+/** Endpoints behind a rate limit list 429, and the X-RateLimit-* headers it sends, in the OpenAPI document. */
+const documented = (options: RateLimitOptions) =>
+  options.headers === false ? { errorStatuses: [429] } : { errorStatuses: [429], responseHeaders: RATE_LIMIT_HEADERS }
 
 const limiter = (options: RateLimitOptions, store: RateLimitStoreService, prefix: string): DocumentedMiddleware => {
   const windowMs = options.windowMs ?? 60_000
@@ -103,20 +124,27 @@ const limiter = (options: RateLimitOptions, store: RateLimitStoreService, prefix
   const storeTimeoutMs = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS
   const timeoutMessage = `The rate-limit store did not answer within ${storeTimeoutMs} ms`
   const limit = String(max)
+  const sendHeaders = options.headers !== false
   let storeFailing = false
   // What this process knows of each key's window for when the store fails: the highest shared count
   // it was told, and the requests it let through on its own count since (which the store never saw).
   const sharedSeen = makeMemoryRateLimitStore()
   const passedAlone = makeMemoryRateLimitStore()
-  const tooMany = (retryAfterSeconds: number) =>
-    new RateLimited({ message: `Too many requests: the limit is ${max} per ${windowMs} ms`, retryAfterSeconds })
+  const message = options.message ?? `Too many requests: the limit is ${max} per ${windowMs} ms`
+  const tooMany = (retryAfterSeconds: number) => new RateLimited({ message, retryAfterSeconds })
 
   const admit = (ctx: ServeContext, next: () => MaybePromise<unknown>, { count, ttlMs }: WindowCount) => {
     // A store that cannot tell the TTL yet (first hit) gets the full window.
-    const resetSeconds = Math.ceil((ttlMs > 0 ? ttlMs : windowMs) / 1000)
-    ctx.setHeader("x-ratelimit-limit", limit)
-    ctx.setHeader("x-ratelimit-remaining", String(Math.max(0, max - count)))
-    ctx.setHeader("x-ratelimit-reset", String(resetSeconds))
+    const resetMs = ttlMs > 0 ? ttlMs : windowMs
+    const resetSeconds = Math.ceil(resetMs / 1000)
+    const remaining = Math.max(0, max - count)
+    const info: RateLimitInfo = { limit: max, remaining, resetMs }
+    ctx.locals._rateLimit = info
+    if (sendHeaders) {
+      ctx.setHeader("x-ratelimit-limit", limit)
+      ctx.setHeader("x-ratelimit-remaining", String(remaining))
+      ctx.setHeader("x-ratelimit-reset", String(resetSeconds))
+    }
     if (count > max) throw tooMany(resetSeconds)
     return next()
   }
@@ -167,6 +195,5 @@ const limiter = (options: RateLimitOptions, store: RateLimitStoreService, prefix
       (error: unknown) => storeFailed(key, error, next)
     )
   }
-  // Documented: endpoints behind a rate limit list 429 and the X-RateLimit-* headers in the OpenAPI document.
-  return Object.assign(middleware, { errorStatuses: [429], responseHeaders: RATE_LIMIT_HEADERS })
+  return Object.assign(middleware, documented(options))
 }

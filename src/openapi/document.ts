@@ -58,10 +58,18 @@ const NO_STRATEGY =
   "Requires authentication, but no authentication strategy is configured for it: every request is answered 401. " +
   "(An in-process `execute` given the caller as `auth` in its context can run it.)"
 
-/** The endpoint's description, with a line saying so when no strategy can ever let a request through. */
+/**
+ * The endpoint's description, with a line saying so when no strategy can ever let a request through,
+ * and the roles (any one) and scopes (all) it requires, worded as @hypequery/serve words them.
+ */
 const descriptionOf = (endpoint: ServeEndpoint): string | undefined => {
-  if (!endpoint.requiresAuth || endpoint.securitySchemes.length > 0) return endpoint.description
-  return endpoint.description === undefined ? NO_STRATEGY : `${endpoint.description}\n\n${NO_STRATEGY}`
+  const parts = [
+    endpoint.description,
+    endpoint.requiresAuth && endpoint.securitySchemes.length === 0 ? NO_STRATEGY : undefined,
+    endpoint.requiredRoles.length > 0 ? `**Required roles:** ${endpoint.requiredRoles.join(", ")}` : undefined,
+    endpoint.requiredScopes.length > 0 ? `**Required scopes:** ${endpoint.requiredScopes.join(", ")}` : undefined
+  ].filter((part) => part !== undefined)
+  return parts.length === 0 ? undefined : parts.join("\n\n")
 }
 
 /** Operation ids are unique: the endpoint's first route gets the key, later routes `key_method`, then `key_method_2`. */

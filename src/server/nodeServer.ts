@@ -10,12 +10,16 @@ import { answerProtocolErrors } from "./protocolErrors.js"
 import {
   checkServerOptions,
   DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,
+  listenError,
   type NodeServerOptions,
   resolveHostname,
   resolvePort,
   type RunningServer,
-  serverUrl
+  serverUrl,
+  startLine
 } from "./serverOptions.js"
+import { isQueryserveWorker } from "../domain/queryserveWorker.js"
+import type { ContractPaths } from "../docs/routes.js"
 import { stopOnShutdownSignal } from "./shutdownSignals.js"
 
 export type { NodeServerOptions, RunningServer } from "./serverOptions.js"
@@ -91,7 +95,9 @@ const startSingleServer = async (handler: ServeHandler, options: NodeServerOptio
   )
   server.keepAliveTimeout = options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT
   answerProtocolErrors(server, listener, handler.corsHeaders)
-  const port = await listen(server, resolvePort(options.port), hostname).catch(reportFailedListen)
+  const requestedPort = resolvePort(options.port)
+  const port = await listen(server, requestedPort, hostname).catch((error: unknown) =>
+    reportFailedListen(listenError(error, requestedPort, hostname)))
 
   let stopped: Promise<void> | undefined
   const closed = new Promise<void>((resolve) => server.once("close", () => resolve()))
@@ -123,8 +129,16 @@ const startSingleServer = async (handler: ServeHandler, options: NodeServerOptio
  * Boots a node:http server for a ServeHandler, with body limit, request timeout, slow-client
  * timeouts and graceful shutdown. With `workers > 1` the calling process becomes a node:cluster
  * primary that forks the workers; each worker runs the same program and serves in its own process.
+ * Given the API's contract paths (as `api.start()` gives them), it prints one start line unless
+ * `quiet`: once per program, by the primary of a cluster and not by each worker.
  */
-export const startNodeServer = async (handler: ServeHandler, options: NodeServerOptions = {}): Promise<RunningServer> => {
+export const startNodeServer = async (
+  handler: ServeHandler,
+  options: NodeServerOptions = {},
+  announce?: ContractPaths
+): Promise<RunningServer> => {
   checkServerOptions(options)
-  return (options.workers ?? 1) > 1 && cluster.isPrimary ? startClusterPrimary(options) : startSingleServer(handler, options)
+  const running = await ((options.workers ?? 1) > 1 && cluster.isPrimary ? startClusterPrimary(options) : startSingleServer(handler, options))
+  if (announce !== undefined && options.quiet !== true && !isQueryserveWorker()) console.log(startLine(running.url, announce))
+  return running
 }

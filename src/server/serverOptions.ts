@@ -1,6 +1,7 @@
 import type { Server } from "node:http"
 import type { NodeHandlerOptions } from "../adapters/node.js"
 import { checkMilliseconds } from "../adapters/transport.js"
+import type { ContractPaths } from "../docs/routes.js"
 
 export interface NodeServerOptions extends NodeHandlerOptions {
   /** Default: the PORT environment variable, else 4000. 0 picks a free port. */
@@ -23,6 +24,8 @@ export interface NodeServerOptions extends NodeHandlerOptions {
   readonly handleUncaughtErrors?: boolean
   /** Run this many processes with node:cluster, sharing the port (default 1: this process only). */
   readonly workers?: number
+  /** Print no start line (default false: `start()` prints the URL and the docs URL on stdout once it listens). */
+  readonly quiet?: boolean
 }
 
 export interface RunningServer {
@@ -63,3 +66,18 @@ export const checkServerOptions = (options: NodeServerOptions): void => {
 
 export const serverUrl = (hostname: string, port: number): string =>
   `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`
+
+/** The one line `start()` prints: where the server listens and where its contract is published. */
+export const startLine = (url: string, paths: ContractPaths | undefined): string =>
+  paths?.docs !== undefined ? `queryserve listening on ${url}, docs at ${url}${paths.docs}`
+  : paths?.openapi !== undefined ? `queryserve listening on ${url}, OpenAPI document at ${url}${paths.openapi}`
+  : `queryserve listening on ${url}`
+
+/**
+ * What listening failed with, said so that it can be acted on: a port in use is a one-line Error
+ * naming the port and how to choose another, not node's EADDRINUSE stack.
+ */
+export const listenError = (error: unknown, port: number, hostname: string): unknown =>
+  (error as { code?: unknown } | null)?.code === "EADDRINUSE"
+    ? new Error(`Port ${port} is already in use on ${hostname}: pass another \`port\` to start() (0 picks a free one)`)
+    : error

@@ -1,15 +1,16 @@
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import type { AuthStrategy, EndpointInfo, ServeAuthContext } from "../domain/config.js"
-import { Unauthorized, isServeError } from "../domain/errors.js"
+import { isServeError } from "../domain/errors.js"
 import type { ServeRequest } from "../domain/http.js"
 import { type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
 
 export interface AuthServiceShape {
   /**
    * Runs `strategies` in order; the first non-null caller wins. Resolves null when none found
-   * credentials (the guards decide whether that is allowed). A strategy that throws means the
-   * credentials were invalid.
+   * credentials (the guards decide whether that is allowed). A strategy refuses credentials by
+   * throwing a ServeError (`Unauthorized`, as `apiKeyAuth` does); anything else it throws is a bug
+   * in it, passed on like a handler's: a 500 that is logged and given to `onError`.
    */
   authenticate(
     strategies: ReadonlyArray<AuthStrategy>,
@@ -18,9 +19,22 @@ export interface AuthServiceShape {
   ): MaybePromise<ServeAuthContext | null>
 }
 
-const invalidCredentials = (error: unknown): never => {
-  if (isServeError(error)) throw error
-  throw new Unauthorized({ message: "Invalid credentials", reason: "invalid_credentials" })
+const reported = new Set<string>()
+
+/**
+ * What a strategy threw, passed on. A ServeError is its verdict on the credentials; anything else is
+ * a bug in it, which becomes a 500 like a handler's and is logged here the first time each message is
+ * seen (a broken strategy fails every request, and must not flood the log).
+ */
+const strategyFailed = (error: unknown): never => {
+  if (!isServeError(error)) {
+    const message = error instanceof Error ? error.message : String(error)
+    if (!reported.has(message) && reported.size < 100) {
+      reported.add(message)
+      console.error("[queryserve] an auth strategy threw; the request is answered 500 (logged once per message)", error)
+    }
+  }
+  throw error
 }
 
 /**
@@ -41,11 +55,11 @@ const runFrom = (
     try {
       result = strategies[i]!(args)
     } catch (error) {
-      return invalidCredentials(error)
+      return strategyFailed(error)
     }
     if (isPromiseLike(result)) {
       const next = i + 1
-      return Promise.resolve(result).then((answer) => callerOf(answer) ?? runFrom(strategies, next, args), invalidCredentials)
+      return Promise.resolve(result).then((answer) => callerOf(answer) ?? runFrom(strategies, next, args), strategyFailed)
     }
     const caller = callerOf(result)
     if (caller !== null) return caller

@@ -23,6 +23,11 @@ export interface MemoryRateLimitStore extends WindowCountingStore {
    * window has left): the key's count becomes at least `count`.
    */
   observe(key: string, count: number, ttlMs: number): void
+  /**
+   * Forgets every window (as @hypequery/serve's `destroy()`). There is no timer to stop: expired
+   * windows are swept as new ones start. The store stays usable and counts from zero.
+   */
+  destroy(): void
 }
 
 interface Window {
@@ -66,6 +71,10 @@ class WindowCounters implements MemoryRateLimitStore {
 
   reset(key: string): void {
     this.windows.delete(key)
+  }
+
+  destroy(): void {
+    this.windows.clear()
   }
 
   /** Adds `amount` to the key's window, starting one of `windowMs` when there is none; returns the count. */

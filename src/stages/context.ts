@@ -6,7 +6,11 @@ const RESERVED = new Set([
   "input", "auth", "tenantId", "request", "requestId", "endpoint", "locals", "signal", "setCacheTtl", "setHeader"
 ])
 
-const NEVER_ABORTED = new AbortController().signal
+/**
+ * The signal of a request without one, made on first use: workerd refuses `new AbortController()`
+ * at a module's top level (the Worker's global scope), where this module is loaded.
+ */
+let neverAborted: AbortSignal | undefined
 
 /**
  * The per-request `ctx`. A class keeps its shape stable for the engine; `locals` and response
@@ -36,7 +40,7 @@ export class RequestContext {
   }
 
   get signal(): AbortSignal {
-    return this.request.signal ?? NEVER_ABORTED
+    return this.request.signal ?? (neverAborted ??= new AbortController().signal)
   }
 
   setCacheTtl(ms: number | null): void {

@@ -39,6 +39,22 @@ const method = <A extends ReadonlyArray<unknown>, R>(
   return typeof fn === "function" ? (fn as (...args: A) => R).bind(source) : undefined
 }
 
+const warnedManual = new Set<string>()
+
+/**
+ * In manual mode the handler itself must filter by `ctx.tenantId`, and nothing checks that it does:
+ * said once per query and process, when the query is defined (@hypequery/serve says it on every
+ * request). The global config's own check (`where` not naming a query) says nothing.
+ */
+const warnManualMode = (where: string): void => {
+  if (!where.startsWith("query ") || warnedManual.has(where) || warnedManual.size >= 1_000) return
+  warnedManual.add(where)
+  console.warn(
+    `[queryserve] ${where} uses tenant mode "manual": filter every query it runs by ctx.tenantId yourself, ` +
+      `or set tenant.mode to "auto-inject" to have ctx's table sources filtered for you.`
+  )
+}
+
 function fail(message: string): never {
   throw new Error(`defineServe: ${message}`)
 }
@@ -78,5 +94,6 @@ export const compileTenant = (
         `(auth) => auth?.roles?.includes("admin") === true, or remove required: false.`
     )
   }
+  if (mode === "manual") warnManualMode(where)
   return { extract, column, mode, required, allowUnscoped }
 }

@@ -10,7 +10,8 @@ import {
   type ServeAuthContext,
   ServeHttpError,
   type ServeLifecycleHooks,
-  type ServeRequest
+  type ServeRequest,
+  Unauthorized
 } from "queryserve"
 import { describe, expect, it, vi } from "vitest"
 
@@ -75,16 +76,43 @@ describe("authentication strategies", () => {
     }
   })
 
-  it("a strategy that throws means invalid credentials: 401 invalid_credentials, and later strategies do not run", async () => {
+  it("a strategy that refuses with Unauthorized: 401 with its reason, and later strategies do not run", async () => {
     const later = headerUser()
-    const broken: AuthStrategy = () => {
-      throw new Error("bad signature")
+    const refusing: AuthStrategy = () => {
+      throw new Unauthorized({ message: "bad signature", reason: "invalid_credentials" })
     }
-    const api = defineServe({ auth: [broken, later], queries: { me: whoAmI } })
+    const api = defineServe({ auth: [refusing, later], queries: { me: whoAmI } })
     const response = await api.handler(get("me", { "x-user": "ann" }))
     expect(response.status).toBe(401)
-    expect(body(response.body).error).toEqual({ type: "UNAUTHORIZED", message: "Invalid credentials", details: { reason: "invalid_credentials" } })
+    expect(body(response.body).error).toEqual({ type: "UNAUTHORIZED", message: "bad signature", details: { reason: "invalid_credentials" } })
     expect(later.calls).toBe(0)
+  })
+
+  // A bug in a strategy is no verdict on the credentials: answered as a handler's bug is, and said.
+  it.each([
+    ["throws", (): never => { throw new TypeError("cannot read the key table") }],
+    ["rejects", (): Promise<never> => Promise.reject(new TypeError("cannot reach the key table"))]
+  ])("a strategy that %s anything else: 500 INTERNAL_SERVER_ERROR, logged once and given to onError", async (_, broken) => {
+    const later = headerUser()
+    const seen: Array<unknown> = []
+    const logged: Array<ReadonlyArray<unknown>> = []
+    const spy = vi.spyOn(console, "error").mockImplementation((...args: Array<unknown>) => void logged.push(args))
+    try {
+      const api = defineServe({ auth: [broken, later], hooks: { onError: (event) => void seen.push(event.error) }, queries: { me: whoAmI } })
+      for (let i = 0; i < 2; i++) {
+        const response = await api.handler(get("me", { "x-user": "ann" }))
+        expect(response.status).toBe(500)
+        expect(body(response.body).error.type).toBe("INTERNAL_SERVER_ERROR")
+      }
+      expect(seen).toHaveLength(2)
+      expect(seen[0]).toBeInstanceOf(TypeError)
+      expect(logged).toHaveLength(1)
+      expect(String(logged[0]![0])).toContain("auth strategy threw")
+      expect(logged[0]![1]).toBe(seen[0])
+      expect(later.calls).toBe(0)
+    } finally {
+      spy.mockRestore()
+    }
   })
 
   it("with a global strategy every endpoint requires auth unless public; auth: null and .public() skip strategies", async () => {

@@ -13,7 +13,8 @@ import {
   type RateLimitStoreService,
   redisRateLimitStoreLayer,
   type ServeHandler,
-  type ServeRequest
+  type ServeRequest,
+  Unauthorized
 } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { type RedisServer, redisUnavailable, startRedis } from "../support/redisServer.js"
@@ -166,7 +167,9 @@ describe("authFailureLimit and MCP", () => {
         const key = request.headers?.["x-api-key"]
         if (key === undefined) return null
         // A key it knows but not for this endpoint: refused as invalid, which counts over HTTP.
-        if (key !== "viewer" || endpoint.key === "payroll") throw new Error("not a key for this endpoint")
+        if (key !== "viewer" || endpoint.key === "payroll") {
+          throw new Unauthorized({ message: "not a key for this endpoint", reason: "invalid_credentials" })
+        }
         return { userId: "viewer" }
       },
       queries: { revenue: () => "revenue", payroll: () => "payroll" }

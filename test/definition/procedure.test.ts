@@ -102,7 +102,7 @@ describe("initServe procedure builder", () => {
     const shaped = query.output(Schema.Struct({ at: Schema.DateFromString })).query(() => ({ at: new Date(0) }))
     const api = defineServe({ queries: { typed, shaped } })
     expectTypeOf(api.execute<"typed">).parameter(1).toEqualTypeOf<
-      { readonly input: { readonly from: string; readonly limit: string }; readonly context?: Readonly<Record<string, unknown>>; readonly request?: Partial<import("queryserve").ServeRequest> }
+      { readonly input: { readonly from: string; readonly limit: string }; readonly context?: Readonly<Record<string, unknown>>; readonly request?: Partial<import("queryserve").ServeRequest>; readonly trustedAuth?: import("queryserve").ServeAuthContext }
     >()
     const typedResult = await api.execute("typed", { input: { from: "2025-01-01", limit: "5" } })
     expect(typedResult).toEqual({ from: "2025-01-01", limit: 5 })

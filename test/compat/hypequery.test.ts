@@ -1,0 +1,207 @@
+/**
+ * Code written for @hypequery/serve, run against queryserve: each feature of it queryserve takes over,
+ * as hypequery behaves (docs/migrating-from-hypequery.md lists them, and what differs on purpose).
+ */
+import { createServer, IncomingMessage, type ServerResponse } from "node:http"
+import { Socket } from "node:net"
+import { apiKeyAuth, createNodeHandler, defineServe, makeMemoryRateLimitStore, rateLimit, type ServeContext, type ServeRequest } from "queryserve"
+import { describe, expect, it, vi } from "vitest"
+
+const get = (path: string, headers: Record<string, string> = {}): ServeRequest =>
+  ({ method: "GET", path: `/api/analytics/${path}`, headers, query: {} })
+
+const errorOf = (body: unknown): { type: string; message: string } => (JSON.parse(String(body)) as { error: { type: string; message: string } }).error
+
+describe("rateLimit", () => {
+  it("answers 429 with `message`, and sends no X-RateLimit-* headers with headers: false (Retry-After stays)", async () => {
+    const api = defineServe({
+      queries: { limited: { query: () => "ok", middlewares: [rateLimit({ max: 1, keyBy: () => "k", message: "Slow down", headers: false })] } }
+    })
+    const first = await api.handler(get("limited"))
+    expect(first.status).toBe(200)
+    expect(Object.keys(first.headers).filter((name) => name.startsWith("x-ratelimit"))).toEqual([])
+    const second = await api.handler(get("limited"))
+    expect(second.status).toBe(429)
+    expect(errorOf(second.body)).toMatchObject({ type: "RATE_LIMITED", message: "Slow down" })
+    expect(second.headers["retry-after"]).toBe("60")
+    expect(Object.keys(second.headers).filter((name) => name.startsWith("x-ratelimit"))).toEqual([])
+    // Nor does the OpenAPI document promise them.
+    const document = JSON.stringify(await (await api.handler(get("openapi.json"))).body)
+    expect(document).not.toContain("X-RateLimit-Limit")
+  })
+
+  it("tells the handler its window in ctx.locals._rateLimit", async () => {
+    const seen: Array<unknown> = []
+    const api = defineServe({
+      queries: {
+        limited: {
+          middlewares: [rateLimit({ max: 3, windowMs: 10_000, keyBy: () => "k" })],
+          query: ({ ctx }: { ctx: ServeContext }) => void seen.push(ctx.locals._rateLimit)
+        }
+      }
+    })
+    await api.handler(get("limited"))
+    await api.handler(get("limited"))
+    expect(seen).toEqual([
+      { limit: 3, remaining: 2, resetMs: expect.any(Number) },
+      { limit: 3, remaining: 1, resetMs: expect.any(Number) }
+    ])
+    const { resetMs } = seen[1] as { resetMs: number }
+    expect(resetMs).toBeGreaterThan(9_000)
+    expect(resetMs).toBeLessThanOrEqual(10_000)
+  })
+})
+
+describe("the memory rate-limit store", () => {
+  it("destroy() forgets every window; the store counts from zero again", () => {
+    const store = makeMemoryRateLimitStore()
+    store.increment("a", 60_000)
+    store.increment("a", 60_000)
+    store.destroy()
+    expect(store.getTtl("a")).toBe(0)
+    expect(store.increment("a", 60_000)).toBe(1)
+  })
+})
+
+describe("apiKeyAuth({ allowMissing })", () => {
+  it.each([true, false])("allowMissing: %s: no key is no caller: 401 missing_credentials, a public endpoint runs", async (allowMissing) => {
+    const api = defineServe({
+      auth: apiKeyAuth({ allowMissing, validate: (key) => (key === "good" ? { id: "u" } : null) }),
+      queries: { closed: { query: () => "in" }, open: { query: () => "open", requiresAuth: false } }
+    })
+    const missing = await api.handler(get("closed"))
+    expect(missing.status).toBe(401)
+    expect(JSON.parse(String(missing.body)).error.details).toEqual({ reason: "missing_credentials" })
+    expect((await api.handler(get("open"))).status).toBe(200)
+    expect((await api.handler(get("closed", { "x-api-key": "good" }))).status).toBe(200)
+    expect((await api.handler(get("closed", { "x-api-key": "bad" }))).status).toBe(401)
+  })
+})
+
+describe("the OpenAPI document", () => {
+  it("writes the required roles and scopes into each operation's description", async () => {
+    const api = defineServe({
+      auth: apiKeyAuth({ keys: {} }),
+      queries: {
+        guarded: { query: () => 1, description: "Revenue.", requiredRoles: ["analyst", "admin"], requiredScopes: ["read"] },
+        open: { query: () => 1, requiresAuth: false }
+      }
+    })
+    const document = JSON.parse(String((await api.handler(get("openapi.json"))).body)) as {
+      paths: Record<string, { get: { description?: string } }>
+    }
+    expect(document.paths["/api/analytics/guarded"]!.get.description).toBe(
+      "Revenue.\n\n**Required roles:** analyst, admin\n\n**Required scopes:** read"
+    )
+    expect(document.paths["/api/analytics/open"]!.get.description).toBeUndefined()
+  })
+})
+
+describe("createNodeHandler's promise", () => {
+  const api = defineServe({ queries: { ping: { query: () => ({ ok: true }) } } })
+  const listener = createNodeHandler(api.handler)
+
+  it("settles for a response object that is no stream, once it is ended, and never rejects", async () => {
+    const req = new IncomingMessage(new Socket())
+    Object.assign(req, { method: "GET", url: "/api/analytics/ping", headers: { host: "localhost" }, httpVersionMinor: 1 })
+    const ended: Array<unknown> = []
+    const headers: Record<string, unknown> = {}
+    const res = {
+      statusCode: 0,
+      headersSent: false,
+      writableFinished: false,
+      setHeader: (name: string, value: unknown) => void (headers[name.toLowerCase()] = value),
+      writeHead(status: number, given?: Record<string, unknown>) {
+        this.statusCode = status
+        Object.assign(headers, given)
+        return this
+      },
+      end(body?: unknown) {
+        ended.push(body)
+        this.headersSent = true
+        return this
+      }
+    }
+    await expect(listener(req, res as unknown as ServerResponse)).resolves.toBeUndefined()
+    expect(res.statusCode).toBe(200)
+    expect(String(ended[0])).toBe('{"ok":true}')
+  })
+
+  it("settles even when the objects lack what Node's have, and says so", async () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => {})
+    try {
+      await expect(listener({} as IncomingMessage, {} as ServerResponse)).resolves.toBeUndefined()
+      expect(spy).toHaveBeenCalledOnce()
+    } finally {
+      spy.mockRestore()
+    }
+  })
+
+  it("settles once a real response is written", async () => {
+    const server = createServer((req, res) => void listener(req, res).then(() => server.emit("settled")))
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    try {
+      const settled = new Promise((resolve) => server.once("settled", resolve))
+      const answer = await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/api/analytics/ping`)
+      expect(await answer.json()).toEqual({ ok: true })
+      await settled
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+})
+
+describe("the manual-mode warning", () => {
+  it("says once per query, when it is defined, that a manual-mode query must filter by ctx.tenantId itself", async () => {
+    const warned: Array<string> = []
+    const spy = vi.spyOn(console, "warn").mockImplementation((message: unknown) => void warned.push(String(message)))
+    try {
+      const api = defineServe({
+        auth: () => ({ tenantId: "t1" }),
+        tenant: { extract: (auth) => auth?.tenantId },
+        queries: {
+          manualReport: { query: ({ ctx }: { ctx: ServeContext }) => ctx.tenantId },
+          injectedReport: { query: () => 1, tenant: { mode: "auto-inject" } }
+        }
+      })
+      expect((await api.handler(get("manualReport"))).status).toBe(200)
+      await api.handler(get("manualReport"))
+      expect(warned).toEqual([
+        `[queryserve] query "manualReport" uses tenant mode "manual": filter every query it runs by ctx.tenantId yourself, ` +
+          `or set tenant.mode to "auto-inject" to have ctx's table sources filtered for you.`
+      ])
+    } finally {
+      spy.mockRestore()
+    }
+  })
+})
+
+describe("execute(…, { trustedAuth })", () => {
+  const strategyCalls: Array<unknown> = []
+  const api = defineServe({
+    auth: () => {
+      strategyCalls.push("called")
+      return null
+    },
+    tenant: { extract: (auth) => auth?.tenantId, mode: "manual" },
+    queries: {
+      report: { query: ({ ctx }: { ctx: ServeContext }) => ({ tenant: ctx.tenantId, user: ctx.auth?.id }), requiredRoles: ["analyst"] }
+    }
+  })
+
+  it("skips the strategies and runs as the given caller, with its tenant", async () => {
+    await expect(api.execute("report", { trustedAuth: { id: "ana", roles: ["analyst"], tenantId: "acme" } }))
+      .resolves.toEqual({ tenant: "acme", user: "ana" })
+    expect(strategyCalls).toEqual([])
+  })
+
+  it("keeps the guards: a caller without the role is refused", async () => {
+    await expect(api.execute("report", { trustedAuth: { id: "bob", roles: ["viewer"], tenantId: "acme" } }))
+      .rejects.toMatchObject({ status: 403, details: { reason: "missing_role" } })
+  })
+
+  it("keeps the tenancy: a caller without a tenant is refused", async () => {
+    await expect(api.execute("report", { trustedAuth: { id: "root", roles: ["analyst"] } }))
+      .rejects.toMatchObject({ status: 403, details: { reason: "missing_tenant" } })
+  })
+})
