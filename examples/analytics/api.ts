@@ -8,32 +8,17 @@ import {
   type AuthFailureLimitOptions,
   initServe,
   type QueryLoggingOption,
-  type ServeAuthContext,
   type ServeConfig,
+  type SqlExecutor,
   type TenantConfig
 } from "queryserve"
+import { type AnalyticsCaller, API_KEY_HEADER, DEMO_API_KEYS } from "./demoKeys.js"
 import * as metrics from "./metrics.js"
+import { ordersDataset } from "./ordersDataset.js"
 import * as schemas from "./schemas.js"
 import type { Db } from "./sql.js"
 
-/** Who an API key belongs to. */
-export interface AnalyticsCaller extends ServeAuthContext {
-  readonly name: string
-  readonly tenantId?: string
-  readonly roles: ReadonlyArray<string>
-}
-
-/**
- * The demo's fixed keys, so the README's commands work as printed. They are public knowledge:
- * never serve the demo beyond your own machine with them.
- */
-export const DEMO_API_KEYS = {
-  "demo-acme-key": { name: "Acme analyst", tenantId: "acme", roles: ["analyst"] },
-  "demo-globex-key": { name: "Globex analyst", tenantId: "globex", roles: ["analyst"] },
-  "demo-admin-key": { name: "Platform admin", roles: ["admin"] }
-} as const satisfies Readonly<Record<string, AnalyticsCaller>>
-
-export const API_KEY_HEADER = "x-api-key"
+export { type AnalyticsCaller, API_KEY_HEADER, DEMO_API_KEYS }
 
 export interface AnalyticsApiOptions<K extends AnalyticsEndpoint = AnalyticsEndpoint> {
   /** API key → caller. Default: DEMO_API_KEYS. */
@@ -54,6 +39,11 @@ export interface AnalyticsApiOptions<K extends AnalyticsEndpoint = AnalyticsEndp
   readonly authFailureLimit?: AuthFailureLimitOptions
   /** Where the endpoints live. Default `/api/analytics`. */
   readonly basePath?: string
+  /**
+   * Runs the `orders` dataset's statements over the same database: with it, the API also answers
+   * questions no endpoint was written for, at `{basePath}/datasets/orders`. Without it, no datasets.
+   */
+  readonly sql?: SqlExecutor
   /** Replaces the tenant config (the tests try the endpoints under others). */
   readonly tenant?: TenantConfig<AnalyticsCaller>
 }
@@ -209,7 +199,7 @@ type AnalyticsQueries = ReturnType<typeof analyticsQueries>
 
 export type AnalyticsEndpoint = keyof AnalyticsQueries
 
-/** The demo's endpoints over `db`, each at `/api/analytics/<name>`. */
+/** The demo's endpoints over `db`, each at `/api/analytics/<name>`, and with `sql` the `orders` dataset. */
 export const createAnalyticsApi = <K extends AnalyticsEndpoint = AnalyticsEndpoint>(
   db: Db,
   options: AnalyticsApiOptions<K> = {}
@@ -220,6 +210,7 @@ export const createAnalyticsApi = <K extends AnalyticsEndpoint = AnalyticsEndpoi
   return serve.define({
     queries,
     resultCache: options.resultCache,
+    ...(options.sql === undefined ? {} : { datasets: { orders: ordersDataset }, sql: options.sql }),
     ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
     ...(options.tenant === undefined ? {} : { tenant: options.tenant })
   })

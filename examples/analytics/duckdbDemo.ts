@@ -2,6 +2,7 @@
 import { createDemoDatabase } from "./dataset.js"
 import { ConnectionPool, duckDbDriver } from "./duckdb.js"
 import { createDb } from "./sql.js"
+import { duckDbSqlExecutor } from "./sqlExecutor.js"
 
 /**
  * Connections for concurrent requests. One DuckDB connection runs one query at a time; with four,
@@ -17,6 +18,7 @@ export const serveDemo = async (rows: number): Promise<void> => {
   await launchDemo({
     label: "DuckDB, in process",
     db: createDb(duckDbDriver(pool)),
+    sql: duckDbSqlExecutor(pool),
     close: async () => {
       pool.closeSync()
       await demo.close()

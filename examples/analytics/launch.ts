@@ -1,17 +1,22 @@
 /**
- * Starts the analytics API over a database and runs it until SIGINT/SIGTERM: the shared body of
- * `npm start` (DuckDB) and the Postgres and ClickHouse examples. Prints the URLs, the demo keys,
- * commands to paste, and the time from process start to the first answered request.
+ * Starts the analytics API over a database, with the dashboard at `/`, and runs it until
+ * SIGINT/SIGTERM: the shared body of `npm start` (DuckDB) and the Postgres and ClickHouse examples.
+ * Prints the URLs, the demo keys, commands to paste, and the time from process start to the first
+ * answered request.
  */
 import { createServer } from "node:net"
-import { redisResultCacheStore } from "queryserve"
+import { redisResultCacheStore, type SqlExecutor, startNodeServer } from "queryserve"
 import { API_KEY_HEADER, type AnalyticsEndpoint, createAnalyticsApi, DEMO_API_KEYS, DEMO_AUTH_FAILURE_LIMIT } from "./api.js"
+import { buildDashboard } from "./dashboard/assets.js"
+import { withDashboard } from "./dashboard/routes.js"
 import type { Db } from "./sql.js"
 
 export interface DemoBackend {
   /** Which database serves, for the banner. */
   readonly label: string
   readonly db: Db
+  /** The same database as the `orders` dataset's executor. */
+  readonly sql: SqlExecutor
   /** Serve only these endpoints (a dialect may lack functions some metrics use). Default: all. */
   readonly endpoints?: ReadonlyArray<AnalyticsEndpoint>
   /** Releases the database once the server has stopped. */
@@ -33,7 +38,9 @@ const LOOPBACK = /^(localhost|127(\.\d+){3}|::1|\[::1\])$/
 
 const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`
 
-const banner = (label: string, baseUrl: string, served: ReadonlySet<string>): string => {
+const DATASET_QUESTION = JSON.stringify({ dimensions: ["day.month", "region"], measures: ["revenue"], filters: [{ field: "day", op: "between", value: ["2025-01-01", "2025-03-31"] }] })
+
+const banner = (label: string, origin: string, baseUrl: string, served: ReadonlySet<string>): string => {
   const keys = Object.entries(DEMO_API_KEYS).map(([key, caller]) => {
     const scope = "tenantId" in caller ? `tenant ${caller.tenantId}` : "no tenant"
     return `  ${key.padEnd(18)} ${caller.name} (${scope}, role ${caller.roles.join(", ")})`
@@ -45,6 +52,7 @@ const banner = (label: string, baseUrl: string, served: ReadonlySet<string>): st
   return [
     "",
     `queryserve analytics demo: ${baseUrl} (${label})`,
+    `  Dashboard      ${origin}/`,
     `  API reference  ${baseUrl}/docs`,
     `  OpenAPI        ${baseUrl}/openapi.json`,
     `  Metrics        ${baseUrl}/metrics (Prometheus, admin key)`,
@@ -57,6 +65,7 @@ const banner = (label: string, baseUrl: string, served: ReadonlySet<string>): st
     "",
     "Try:",
     ...commands,
+    `  curl -s -H ${shellQuote(`${API_KEY_HEADER}: ${ACME_KEY}`)} -H 'content-type: application/json' -d ${shellQuote(DATASET_QUESTION)} ${shellQuote(`${baseUrl}/datasets/orders`)}`,
     `  curl -s -H ${shellQuote(`${API_KEY_HEADER}: ${ADMIN_KEY}`)} ${shellQuote(`${baseUrl}/metrics`)}`,
     ""
   ].join("\n")
@@ -84,15 +93,18 @@ export const exitIfPortInUse = async (): Promise<void> => {
   }
 }
 
-/** Serves `backend` on PORT/HOST (default localhost:4000) until SIGINT or SIGTERM. */
+/** Serves `backend` and the dashboard on PORT/HOST (default localhost:4000) until SIGINT or SIGTERM. */
 export const launchDemo = async (backend: DemoBackend): Promise<void> => {
+  const dashboard = buildDashboard()
   const api = createAnalyticsApi(backend.db, {
     resultCache: resultCache(process.env.REDIS_URL),
+    sql: backend.sql,
     ...(backend.endpoints === undefined ? {} : { endpoints: backend.endpoints })
   })
-  // We own SIGINT/SIGTERM: after the server has drained, the database must be closed too. The
-  // banner below says more than start()'s line, so that one is left out.
-  const server = await api.start({ handleSignals: false, quiet: true })
+  // The dashboard's page and files, then the API: one handler on queryserve's Node server, which
+  // prints no start line of its own (the banner below says more). We own SIGINT/SIGTERM: after the
+  // server has drained, the database must be closed too.
+  const server = await startNodeServer(withDashboard(api.handler, await dashboard), { handleSignals: false })
   const baseUrl = `${server.url}${api.basePath}`
 
   let stopping = false
@@ -122,7 +134,7 @@ export const launchDemo = async (backend: DemoBackend): Promise<void> => {
   if (!first.ok) throw new Error(`the first request failed: ${first.status} ${await first.text()}`)
   await first.arrayBuffer()
 
-  console.log(banner(backend.label, baseUrl, new Set(api.describe().map((endpoint) => endpoint.key))))
+  console.log(banner(backend.label, server.url, baseUrl, new Set(api.describe().map((endpoint) => endpoint.key))))
   if (!LOOPBACK.test(server.hostname)) {
     console.log(`[demo] warning: listening on ${server.hostname} with the public demo keys; anyone who can reach it can read the data`)
   }

@@ -7,7 +7,7 @@ import { copyDemoDataset } from "../analytics/copyDataset.js"
 import { createDemoDatabase } from "../analytics/dataset.js"
 import { createDb } from "../analytics/sql.js"
 import { CHDB_MISSING, type EmbeddedClickHouse, findChdb, openChdb } from "./chdb.js"
-import { clickHouseDriver } from "./clickhouse.js"
+import { clickHouseDriver, clickHouseSqlExecutor } from "./clickhouse.js"
 
 /** chDB holding the demo dataset of `rows` order rows, the rows `npm start` serves from DuckDB. */
 export const openDemoOnChdb = async (rows: number, log?: (line: string) => void): Promise<EmbeddedClickHouse> => {
@@ -30,6 +30,7 @@ export const serveDemo = async (rows: number): Promise<void> => {
   await launchDemo({
     label: `ClickHouse in process: ${clickhouse.version}`,
     db: createDb(clickHouseDriver(clickhouse.executor)),
+    sql: clickHouseSqlExecutor(clickhouse.executor),
     close: () => clickhouse.executor.close()
   })
 }

@@ -13,7 +13,7 @@ import { loadDemoDataset } from "../analytics/copyDataset.js"
 import { orderRowsFromEnv } from "../analytics/dataset.js"
 import { launchDemo } from "../analytics/launch.js"
 import { createDb } from "../analytics/sql.js"
-import { clickHouseDriver, clickHouseTarget, serverExecutor } from "./clickhouse.js"
+import { clickHouseDriver, clickHouseSqlExecutor, clickHouseTarget, serverExecutor } from "./clickhouse.js"
 
 const DATABASE = "queryserve_demo"
 
@@ -31,5 +31,6 @@ const executor = serverExecutor(client)
 await launchDemo({
   label: `ClickHouse, database ${DATABASE}`,
   db: createDb(clickHouseDriver(executor)),
+  sql: clickHouseSqlExecutor(executor),
   close: () => executor.close()
 })

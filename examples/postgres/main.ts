@@ -12,7 +12,7 @@ import { loadDemoDataset } from "../analytics/copyDataset.js"
 import { orderRowsFromEnv } from "../analytics/dataset.js"
 import { launchDemo } from "../analytics/launch.js"
 import { createDb } from "../analytics/sql.js"
-import { POOL_TIMEOUTS, POSTGRES_ENDPOINTS, postgresDriver, postgresTarget } from "./postgres.js"
+import { POOL_TIMEOUTS, POSTGRES_ENDPOINTS, postgresDriver, postgresExecutor, postgresTarget } from "./postgres.js"
 
 const SCHEMA = "queryserve_demo"
 
@@ -27,6 +27,7 @@ if (process.env.DEMO_LOAD !== "0") await loadDemoDataset(postgresTarget(pool), o
 await launchDemo({
   label: `Postgres, schema ${SCHEMA}`,
   db: createDb(postgresDriver(pool)),
+  sql: postgresExecutor(pool),
   endpoints: POSTGRES_ENDPOINTS,
   close: () => pool.end()
 })

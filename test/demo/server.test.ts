@@ -198,8 +198,11 @@ describe("documentation", () => {
     const document = await openApiDocument()
     expect(document.openapi).toBe("3.1.0")
     expect(document.info.title).toBe("queryserve analytics demo")
-    const operations = Object.values(document.paths).map((path) => path.get.operationId).sort()
+    // The endpoints, each a GET; the orders dataset's routes are documented beside them.
+    const endpointPaths = Object.entries(document.paths).filter(([path]) => !path.startsWith("/api/analytics/datasets"))
+    const operations = endpointPaths.map(([, path]) => path.get.operationId).sort()
     expect(operations).toEqual([...new Set(Object.values(METRIC_CASES).map((c) => c.endpoint))].sort())
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/api/analytics/datasets", "/api/analytics/datasets/orders"]))
     const topProducts = document.paths["/api/analytics/topProducts"]!.get
     expect(topProducts.tags).toEqual(["Products"])
     expect(topProducts.parameters?.map((p) => p.name).sort()).toEqual(["from", "limit", "to"])
