@@ -10,8 +10,8 @@ import { ordersDataset } from "../../examples/analytics/ordersDataset.js";
 import { QUESTION } from "../lib/datasetBench.js";
 import { median } from "../lib/report.js";
 
-const ROUNDS = 7;
-const PER_ROUND = 20_000;
+const ROUNDS = 5;
+const PER_ROUND = 10_000;
 
 const QUERIES = {
   revenueByRegion: QUESTION,

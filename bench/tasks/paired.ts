@@ -49,6 +49,11 @@ export interface PairGoal {
    * (each server gets about half of it), so they are reported, not judged.
    */
   readonly simultaneous?: boolean;
+  /**
+   * Connections and the shortest run for requests that take milliseconds (a database query): at the
+   * defaults a run would complete too few of them, and those still in flight at its end are lost.
+   */
+  readonly load?: { readonly connections: number; readonly minDurationSec: number };
 }
 
 /** A server of the fixture (servers/<name>.ts); every one but raw is sent the API key. */
@@ -164,29 +169,30 @@ export const runPairs = async (goals: ReadonlyArray<PairGoal>, options: PairedOp
       const baseline = children.get(keyOf(goal, goal.baseline))!;
       const peer = children.get(keyOf(goal, goal.server))!;
       const targets = { baseline: targetOf(baseline.port, baseline.child, goal, goal.baseline), peer: targetOf(peer.port, peer.child, goal, goal.server) };
-      return { goal, targets, ratios: [] as number[], cpuRatios: [] as number[], failures: 0 };
+      const load = { connections: goal.load?.connections ?? options.connections, durationSec: Math.max(PAIR_DURATION, goal.load?.minDurationSec ?? 0) };
+      return { goal, targets, load, ratios: [] as number[], cpuRatios: [] as number[], failures: 0 };
     });
     for (const { goal, targets } of plans) await checkSameAnswer(goal, targets);
     const shared = (): RunOptions => ({ connections: Math.max(1, Math.round(options.connections / 2)), durationSec: PAIR_DURATION });
-    for (const { goal, targets } of plans) {
+    for (const { goal, targets, load } of plans) {
       if (goal.simultaneous === true) {
         const warmup = { ...shared(), durationSec: options.warmupSec };
         await Promise.all([runLoad(targets.baseline, warmup), runLoad(targets.peer, warmup)]);
       } else {
-        for (const side of ["baseline", "peer"] as const) await runLoad(targets[side], { connections: options.connections, durationSec: options.warmupSec });
+        for (const side of ["baseline", "peer"] as const) await runLoad(targets[side], { connections: load.connections, durationSec: options.warmupSec });
       }
     }
     // Round by round across the goals, not goal after goal: a slow minute of the box then falls on
     // every goal alike, and no server idles for minutes between its warm-up and its runs.
     for (let round = 0; round < PAIRS; round++) {
       for (const plan of plans) {
-        const { goal, targets } = plan;
+        const { goal, targets, load } = plan;
         const runs: Partial<Record<"baseline" | "peer", RunResult>> = {};
         if (goal.simultaneous === true) {
           [runs.baseline, runs.peer] = await Promise.all([runLoad(targets.baseline, shared()), runLoad(targets.peer, shared())]);
         } else {
           for (const side of round % 2 === 0 ? (["baseline", "peer"] as const) : (["peer", "baseline"] as const)) {
-            runs[side] = await runLoad(targets[side], { connections: options.connections, durationSec: PAIR_DURATION });
+            runs[side] = await runLoad(targets[side], load);
           }
         }
         for (const run of [runs.baseline!, runs.peer!]) plan.failures += run.non2xx + run.errors + run.timeouts;
@@ -196,7 +202,7 @@ export const runPairs = async (goals: ReadonlyArray<PairGoal>, options: PairedOp
         options.log(`  ${goal.id} round ${round + 1}/${PAIRS}: ${goal.baseline.name} ${side(runs.baseline!)}, ${goal.server.name} ${side(runs.peer!)} → ${plan.ratios.at(-1)!.toFixed(3)}× req/s, ${plan.cpuRatios.at(-1)!.toFixed(3)}× CPU`);
       }
     }
-    const rows = plans.map(({ goal, ratios, cpuRatios, failures }) => {
+    const rows = plans.map(({ goal, load, ratios, cpuRatios, failures }) => {
       const row = {
         id: goal.id,
         label: goal.label,
@@ -209,6 +215,8 @@ export const runPairs = async (goals: ReadonlyArray<PairGoal>, options: PairedOp
         highest: Math.max(...ratios),
         cpuRatio: median(cpuRatios),
         rounds: PAIRS,
+        durationSec: load.durationSec,
+        connections: load.connections,
         failures,
       };
       const judged = row.simultaneous ? `server CPU per request ${row.cpuRatio.toFixed(3)}× as efficient` : `${row.ratio.toFixed(3)}×`;
@@ -234,6 +242,7 @@ interface PairedRow {
   readonly highest: number;
   readonly cpuRatio: number;
   readonly rounds: number;
+  readonly durationSec?: number;
   readonly failures: number;
 }
 
@@ -249,7 +258,7 @@ export const pairedLines = (task: TaskResult): string[] => {
   if (task.status !== "ok" || task.data === undefined) return [`${task.status}: ${task.reason ?? ""}`];
   const rows = Array.isArray(task.data["rows"]) ? task.data["rows"].filter(isRow) : [];
   return rows.map((row) => {
-    const runs = `${row.rounds} pairs of ${String(task.data?.["pairDurationSec"])} s runs`;
+    const runs = `${row.rounds} pairs of ${String(row.durationSec ?? task.data?.["pairDurationSec"])} s runs`;
     const failed = row.failures > 0 ? `; ${row.failures} failed requests` : "";
     if (row.simultaneous === true) {
       return `- ${row.label}: server CPU per request ${row.cpuRatio.toFixed(3)}× as efficient as ${row.baseline ?? "the baseline"} ` +
