@@ -12,8 +12,8 @@
  *                          queryserve-bare, queryserve-full, queryserve-full-log, queryserve-full-w2,
  *                          queryserve-full-metrics) and/or sections (get, post, workers, metrics, rss,
  *                          openapi, coldstart, bundle, mcp, cache, goals, datasets)
- *   BENCH_PAIRS=n          rounds per goal of the `goals` section (default 8)
- *   BENCH_PAIR_DURATION=s  seconds per run in the `goals` section (default 2)
+ *   BENCH_PAIRS=n          rounds per goal of the `goals` and `datasets` sections (default 8)
+ *   BENCH_PAIR_DURATION=s  seconds per run in the `goals` and `datasets` sections (default 2)
  *   BENCH_NO_WRITE=1       print only, leave results.json / RESULTS.md alone
  */
 import { execFileSync } from "node:child_process";
