@@ -384,7 +384,7 @@ export const writeResultFiles = (results: Results, jsonPath: string, mdPath: str
     out.push(
       "## Datasets",
       "",
-      "Revenue by region for one tenant (`{\"dimensions\":[\"region\"],\"measures\":[\"revenue\"]}`, POST `/api/analytics/datasets/orders`) over the demo's DuckDB database, in back-to-back pairs as in the goals section: uncached against a hand-written queryserve endpoint running hand-written SQL on the same database (same keys, tenant and connection pool), and with the result cache on against raw node:http answering from a Map. Then checking and compiling a query with `toSql`, in one process without a database.",
+      "Revenue by region for one tenant (`{\"dimensions\":[\"region\"],\"measures\":[\"revenue\"]}`, POST `/api/analytics/datasets/orders`) over the demo's DuckDB database, in back-to-back pairs as in the goals section: uncached against a hand-written queryserve endpoint running hand-written SQL on a database built the same way (each server builds its own: the same rows, keys, tenant config and pool size), and with the result cache on against raw node:http answering from a Map. Then checking and compiling a query with `toSql`, in one process without a database.",
       "",
       ...datasetLines(results.datasets),
       "",

@@ -1,7 +1,7 @@
 /**
  * The baseline of the uncached dataset goal: the same question as a hand-written queryserve endpoint
  * (POST /api/analytics/revenueByRegion, its body checked by a schema) running hand-written SQL on
- * the same DuckDB database, pool, API keys and tenant as servers/dataset-queryserve.ts. No cache.
+ * a DuckDB database, pool, API keys and tenant config built as servers/dataset-queryserve.ts builds them. No cache.
  */
 import * as Schema from "effect/Schema";
 import { apiKeyAuth, defineServe, type ServeContext, startNodeServer } from "queryserve";

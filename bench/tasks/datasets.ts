@@ -1,8 +1,8 @@
 /**
  * The `datasets` section: a dataset query of the demo (revenue by region for one tenant, over
  * DuckDB) against the same question answered by hand, in back-to-back pairs (tasks/paired.ts):
- * - uncached: the dataset against a hand-written queryserve endpoint running hand-written SQL on the
- *   same database, pool, keys and tenant (the overhead of the dataset layer: checking the query,
+ * - uncached: the dataset against a hand-written queryserve endpoint running hand-written SQL on a
+ *   database built the same way, with the same driver, pool size, keys and tenant config (the overhead of the dataset layer: checking the query,
  *   compiling it, paging the answer);
  * - cached: the dataset with the result cache on against raw node:http answering from a Map;
  * then checking and compiling a query without a database (tasks/datasetCompile.ts, its own process).

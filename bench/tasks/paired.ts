@@ -5,7 +5,8 @@
  * setup's req/s over the baseline's in that same round. The figure is the median of the rounds'
  * ratios. On a box whose speed swings by 2× within a minute, a ratio of medians taken minutes apart
  * measures the swing; two runs seconds apart see nearly the same box, and the median drops the
- * rounds a swing still hit. Each round runs every goal's pair in turn. Run by bench/run.ts (section `goals`).
+ * rounds a swing still hit. Each round runs every goal's pair in turn. Run by bench/run.ts (section `goals`);
+ * `runPairs` also runs the `datasets` section's pairs (tasks/datasets.ts).
  *
  * Env: BENCH_PAIRS (rounds per goal, default 8), BENCH_PAIR_DURATION (seconds per run, default 2),
  * BENCH_GOALS (ids of the goals to run, in that order, e.g. `get-log,get-full`; default all).
