@@ -11,9 +11,9 @@
  *   BENCH_ONLY=a,b         only these: peer names (raw, fastify, hono, hypequery, effect,
  *                          queryserve-bare, queryserve-full, queryserve-full-log, queryserve-full-w2,
  *                          queryserve-full-metrics) and/or sections (get, post, workers, metrics, rss,
- *                          openapi, coldstart, bundle, mcp, cache, goals)
- *   BENCH_PAIRS=n          rounds per goal of the `goals` section (default 8)
- *   BENCH_PAIR_DURATION=s  seconds per run in the `goals` section (default 2)
+ *                          openapi, coldstart, bundle, mcp, cache, goals, datasets)
+ *   BENCH_PAIRS=n          rounds per goal of the `goals` and `datasets` sections (default 8)
+ *   BENCH_PAIR_DURATION=s  seconds per run in the `goals` and `datasets` sections (default 2)
  *   BENCH_NO_WRITE=1       print only, leave results.json / RESULTS.md alone
  */
 import { execFileSync } from "node:child_process";
@@ -25,6 +25,7 @@ import { API_KEY, API_KEY_HEADER, GET_URL_PATH, POST_BODY, POST_PATH } from "./l
 import type { CacheResults } from "./lib/cacheReport.js";
 import { runLoad, type RunResult, type Target } from "./lib/load.js";
 import { runMcpTask } from "./tasks/mcp.js";
+import { runDatasetsTask } from "./tasks/datasets.js";
 import { runPairedTask } from "./tasks/paired.js";
 import {
   consoleReport,
@@ -457,6 +458,12 @@ const main = async (): Promise<void> => {
     await background();
     log("== Goals against raw node:http (metrics: against the same setup without), in back-to-back pairs (alternating first)");
     results.goals = await runPairedTask({ connections: CONNECTIONS, warmupSec: WARMUP, log, format: fmtRun });
+  }
+  if (sectionOn("datasets")) {
+    await background();
+    log("== Datasets: a dataset query against the same question answered by hand, in back-to-back pairs (alternating first)");
+    const runCompileTask = async (): Promise<TaskResult> => (await runTask("tasks/datasetCompile.ts", {})).outcome;
+    results.datasets = await runDatasetsTask({ connections: CONNECTIONS, warmupSec: WARMUP, log, format: fmtRun, runCompileTask });
   }
   meta.totalSec = (performance.now() - t0) / 1000;
   process.stdout.write(`${consoleReport(results)}\n\n`);

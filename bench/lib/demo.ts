@@ -25,17 +25,28 @@ export interface DemoDb {
   close(): Promise<void>;
 }
 
-/** The demo dataset in DuckDB, four connections, as `npm start` serves it. */
-export const openDemoDb = async (): Promise<DemoDb> => {
+export interface DemoPool {
+  readonly pool: ConnectionPool;
+  close(): Promise<void>;
+}
+
+/** The demo dataset in DuckDB (BENCH_DEMO_ROWS order rows), four connections, as `npm start` serves it. */
+export const openDemoPool = async (): Promise<DemoPool> => {
   const demo = await createDemoDatabase({ rows: Math.round(envNumber("BENCH_DEMO_ROWS", 200_000)), log: () => {} });
   const pool = await ConnectionPool.open(demo.instance, 4);
   return {
-    db: createDb(duckDbDriver(pool)),
+    pool,
     close: async () => {
       pool.closeSync();
       await demo.close();
     },
   };
+};
+
+/** The demo's query builder over that pool. */
+export const openDemoDb = async (): Promise<DemoDb> => {
+  const { pool, close } = await openDemoPool();
+  return { db: createDb(duckDbDriver(pool)), close };
 };
 
 /** `db` with every table filtered to one tenant, as queryserve's auto-inject does. */

@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mcpLines } from "../tasks/mcp.js";
+import { datasetLines } from "../tasks/datasets.js";
 import { pairedLines } from "../tasks/paired.js";
 import { type CacheResults, cacheReportLines } from "./cacheReport.js";
 import type { RunResult } from "./load.js";
@@ -103,6 +104,8 @@ export interface Results {
   mcp?: TaskResult;
   /** the issue goals against raw, as medians of back-to-back pairs */
   goals?: TaskResult;
+  /** a dataset query against the same question answered by hand, in pairs; compiling a query */
+  datasets?: TaskResult;
   cache?: CacheResults;
 }
 
@@ -215,6 +218,7 @@ export const consoleReport = (results: Results): string => {
   if (results.mcp !== undefined) parts.push("\nMCP tools/call vs plain HTTP", mcpLines(results.mcp).join("\n"));
   if (results.goals !== undefined) parts.push("\nGoals in back-to-back pairs", pairedLines(results.goals).join("\n"));
   if (results.cache !== undefined) parts.push("\nResult cache", ...cacheReportLines(results.cache, textTable));
+  if (results.datasets !== undefined) parts.push("\nDatasets", datasetLines(results.datasets).join("\n"));
   return parts.join("\n");
 };
 
@@ -373,6 +377,16 @@ export const writeResultFiles = (results: Results, jsonPath: string, mdPath: str
       "Each round runs the baseline (raw node:http; for metrics, queryserve full with metrics off) and the queryserve setup one right after the other (who goes first alternates); a round's ratio is the setup's req/s over the baseline's in that round, and the figure is the median of the rounds. The tables above compare medians of runs taken up to a minute apart, across which this box's speed can swing by 2×; a pair sees nearly the same box.",
       "",
       ...pairedLines(results.goals),
+      "",
+    );
+  }
+  if (results.datasets !== undefined) {
+    out.push(
+      "## Datasets",
+      "",
+      "Revenue by region for one tenant (`{\"dimensions\":[\"region\"],\"measures\":[\"revenue\"]}`, POST `/api/analytics/datasets/orders`) over the demo's DuckDB database, in back-to-back pairs as in the goals section: uncached against a hand-written queryserve endpoint running hand-written SQL on a database built the same way (each server builds its own: the same rows, keys, tenant config and pool size), and with the result cache on against raw node:http answering from a Map. Then checking and compiling a query with `toSql`, in one process without a database.",
+      "",
+      ...datasetLines(results.datasets),
       "",
     );
   }
