@@ -35,7 +35,10 @@ const TENANT_TOOLS = [
   "cohortRetention",
   "funnel",
   "ordersExport",
-  "tenantSummary"
+  "tenantSummary",
+  "list_datasets",
+  "describe_dataset",
+  "query_dataset"
 ]
 
 const inspector = findTestBinary("The MCP Inspector CLI", "@modelcontextprotocol/inspector-cli/build/cli.js")
