@@ -139,7 +139,7 @@ const untilAborted = <A>(promise: Promise<A>, signal: AbortSignal | undefined): 
 }
 
 /** The request path shared by `createClient` and the React hooks: one fetch, parse and error path. */
-export interface ClientTransport {
+interface ClientTransport {
   /** A query by key, with its method from `methods` or the OpenAPI document. */
   readonly call: (key: string, input: unknown, options?: CallOptions) => Promise<unknown>
   /** `POST {baseUrl}/datasets/{name}` with the query as its JSON body. */

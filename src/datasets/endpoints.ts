@@ -87,7 +87,7 @@ const answerSchema = (dataset: DatasetModel): JsonSchema => {
 }
 
 /** What the datasets of one API need from it. */
-export interface DatasetServing {
+interface DatasetServing {
   readonly datasets: ReadonlyMap<string, DatasetModel>
   readonly executor: SqlExecutor
   /** The API's tenant config: the tenant a dataset's rows are filtered on is the one it extracts. */

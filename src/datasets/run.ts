@@ -11,7 +11,7 @@ import { type DatasetRowValues, normalizeRows } from "./normalize.js"
 import type { DatasetAnswer } from "./query.js"
 import { datasetScope } from "./scope.js"
 
-export interface RunDatasetOptions {
+interface RunDatasetOptions {
   readonly executor: SqlExecutor
   /** The caller's tenant, as the API's tenant config extracts it; null or undefined when it has none. */
   readonly tenantId: string | null | undefined

@@ -14,7 +14,7 @@ import type { PipelineService } from "../services/Pipeline.js"
 import type { StaticAnswer, StaticRoute } from "../stages/staticRoute.js"
 import { makeToolHandlers, type McpScope } from "./handlers.js"
 import { McpServerPool, type McpServerInfo } from "./server.js"
-import { buildCatalogue } from "./tools.js"
+import { buildCatalogue } from "./catalogue.js"
 
 /** The `endpoint.key` strategies see when they authenticate an MCP request (a `$` name, like the metrics route's). */
 const MCP_ROUTE_KEY = "$mcp"

@@ -1,7 +1,6 @@
 import { dereference, type JsonSchema, typesOf } from "../domain/jsonSchema.js"
 import type { ValidationError } from "../domain/errors.js"
 import type { EndpointPlan, RoutePlan } from "../stages/plan.js"
-import { datasetTools } from "./datasetTools.js"
 
 /** A JSON Schema of an object, as MCP wants a tool's input and output schemas. */
 type ObjectSchema = JsonSchema & { readonly type: "object" }
@@ -120,13 +119,7 @@ const compileTool = (plan: EndpointPlan, name: string): McpTool => {
 }
 
 /** One tool per endpoint (extra `route`s of an endpoint add none), in definition order; `mcp: false` ones left out. */
-export const buildCatalogue = (routes: ReadonlyArray<RoutePlan>): ToolCatalogue => {
-  const tools = endpointTools(routes)
-  for (const tool of datasetTools(routes)) tools.set(tool.descriptor.name, tool)
-  return { tools: [...tools.values()], byName: tools }
-}
-
-const endpointTools = (routes: ReadonlyArray<RoutePlan>): Map<string, McpTool> => {
+export const endpointTools = (routes: ReadonlyArray<RoutePlan>): Map<string, McpTool> => {
   const byName = new Map<string, McpTool>()
   const seen = new Set<string>()
   for (const { endpoint } of routes) {

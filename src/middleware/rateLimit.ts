@@ -50,7 +50,7 @@ export interface RateLimitOptions {
 }
 
 /** What `ctx.locals._rateLimit` holds after a limiter counted the request (as in @hypequery/serve). */
-export interface RateLimitInfo {
+interface RateLimitInfo {
   readonly limit: number
   /** Requests left in the window, after this one. */
   readonly remaining: number

@@ -20,7 +20,7 @@ const SECRET_PARAMETER = /pass|auth|secret|token|key/i
  * `url` with its user, its password and every credential query parameter (`?password=…`) replaced by
  * `***`; an unparsable URL is not echoed at all.
  */
-export const redactUrl = (url: string): string => {
+const redactUrl = (url: string): string => {
   let parsed: URL
   try {
     parsed = new URL(url)
@@ -55,7 +55,7 @@ const secretsOf = (url: string): ReadonlyArray<string> => {
 }
 
 /** `text` (an error message) with `url` redacted, and any of its secrets quoted on their own replaced by `***`. */
-export const redactText = (text: string, url: string): string =>
+const redactText = (text: string, url: string): string =>
   secretsOf(url).reduce((redacted, secret) => redacted.replaceAll(secret, "***"), text.replaceAll(url, redactUrl(url)))
 
 /** Reconnection backoff: 50 ms doubling, at most 2 s. */
