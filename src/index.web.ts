@@ -20,8 +20,8 @@ export type { DocumentedAuthStrategy, SecurityScheme } from "./openapi/securityS
 export { buildDocsHtml } from "./docs/html.js"
 export type { DocsHtmlOptions } from "./docs/html.js"
 export type { JsonSchema } from "./domain/jsonSchema.js"
-export { createClient } from "./client/createClient.js"
-export type { CallOptions, ClientCall, ClientOptions, ServeClient } from "./client/createClient.js"
+export { createClient, createDatasetClient } from "./client/createClient.js"
+export type { CallOptions, ClientCall, ClientOptions, DatasetClient, DatasetsOf, ServeClient } from "./client/createClient.js"
 export { ServeClientError } from "./client/ServeClientError.js"
 
 export type { AnyQueryConfig, AuthStrategy, EndpointInfo, ExecutableQuery, LegacyQuery, QueryResolver, RunnableQuery, ServeAuthContext, ServeContext, ServeContextFactory, ServeMiddleware, ServeQueriesMap, ServeQueryConfig, ServeQueryEntry, TenantConfig, TenantMode, TenantOverride } from "./domain/config.js"

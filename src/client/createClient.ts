@@ -2,6 +2,7 @@ import type { ServeQueriesMap } from "../domain/config.js"
 import { joinPath } from "../domain/paths.js"
 import type { HttpMethod } from "../domain/http.js"
 import type { QueryInput, QueryOutput, TakesNothing } from "../facade/types.js"
+import type { DatasetQuery as DatasetQueryOf, DatasetResult } from "../datasets/query.js"
 import type { DatasetAnswer, DatasetQuery } from "./DatasetQuery.js"
 import { parseErrorEnvelope, ServeClientError } from "./ServeClientError.js"
 
@@ -244,4 +245,29 @@ export const createClient = <TApi extends { readonly queries: ServeQueriesMap }>
       return caller
     }
   }) as ServeClient<QueriesOf<TApi>>
+}
+
+/** The datasets of an API defined with `defineServe`, from its type. */
+export type DatasetsOf<TApi> = TApi extends { readonly datasets: infer D } ? D : {}
+
+/** Dataset queries for an API's client: fields named by the model, rows typed by the query. */
+export interface DatasetClient<TDatasets> {
+  /** `POST {baseUrl}/datasets/{name}`: the answer `{ data, page }`, or a ServeClientError with the envelope. */
+  query<N extends keyof TDatasets & string, const Q extends DatasetQueryOf<TDatasets[N]>>(
+    name: N,
+    query: Q,
+    options?: CallOptions
+  ): Promise<DatasetResult<TDatasets[N], Q>>
+}
+
+/**
+ * A typed client for an API's datasets: `createDatasetClient<typeof api>({ baseUrl })`, then
+ * `await datasets.query("orders", { dimensions: ["region"], measures: ["revenue"] })`. It sends and
+ * fails as `createClient` does.
+ */
+export const createDatasetClient = <TApi extends { readonly queries: ServeQueriesMap }>(
+  options: ClientOptions<QueriesOf<TApi>>
+): DatasetClient<DatasetsOf<TApi>> => {
+  const { queryDataset } = createTransport(options)
+  return { query: (name, query, callOptions) => queryDataset(name, query as DatasetQuery, callOptions) as never }
 }

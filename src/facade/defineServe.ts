@@ -65,6 +65,8 @@ type DatasetsMap = Readonly<Record<string, Dataset>>
 
 export interface ServeBuilder<TQueries extends ServeQueriesMap = ServeQueriesMap, TDatasets extends DatasetsMap = {}> {
   readonly queries: TQueries
+  /** The datasets it serves, by name (`config.datasets`). */
+  readonly datasets: TDatasets
   readonly basePath: string
   /** Where the OpenAPI document and the API-reference page are served; undefined when turned off. */
   readonly contractPaths: ContractPaths
@@ -189,6 +191,7 @@ export const defineServe = <
       : pipeline.handle(request)
 
   const builder: ServeBuilder<TQueries, TDatasets> = {
+    datasets: (config.datasets ?? {}) as TDatasets,
     queries: config.queries,
     basePath: definition.basePath,
     contractPaths: contractPaths(definition),

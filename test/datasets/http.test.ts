@@ -1,5 +1,5 @@
 /** Datasets served over HTTP: the same stages as endpoints (auth, guards, tenant, cache, events), the catalogue, OpenAPI. */
-import { apiKeyAuth, dataset, defineServe, dimension, measure } from "queryserve"
+import { apiKeyAuth, createDatasetClient, dataset, defineServe, dimension, measure, ServeClientError } from "queryserve"
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import { type DemoDatabase, openDemoDatabase, recording } from "./demoDatabase.js"
 import { Orders } from "./ordersModel.js"
@@ -186,5 +186,24 @@ describe("api.queryDataset", () => {
     await expect(api.queryDataset("guarded", { measures: ["revenue"] }, { context: { auth: KEYS.viewer } })).rejects.toMatchObject({ status: 403 })
     // @ts-expect-error a field the model does not have
     await expect(api.queryDataset("orders", { measures: ["profit"] }, { context: { auth: KEYS.acme } })).rejects.toMatchObject({ status: 400 })
+  })
+})
+
+describe("createDatasetClient", () => {
+  it("queries over HTTP with fields named by the model and rows typed, failing with the envelope", async () => {
+    const api = makeApi()
+    const server = await api.start({ port: 0, hostname: "127.0.0.1", quiet: true })
+    try {
+      const client = createDatasetClient<typeof api>({ baseUrl: `${server.url}/api/analytics`, headers: { "x-api-key": "acme" } })
+      const answer = await client.query("orders", { dimensions: ["region"], measures: ["orders"] })
+      expectTypeOf(answer.data).toEqualTypeOf<ReadonlyArray<{ readonly region: string | null; readonly orders: number }>>()
+      expect(answer).toEqual(await api.queryDataset("orders", { dimensions: ["region"], measures: ["orders"] }, { context: { auth: KEYS.acme } }))
+      // @ts-expect-error a field the model does not have
+      const refused = await client.query("orders", { measures: ["profit"] }).catch((error: unknown) => error)
+      expect(refused).toBeInstanceOf(ServeClientError)
+      expect((refused as ServeClientError).status).toBe(400)
+    } finally {
+      await server.stop()
+    }
   })
 })
