@@ -44,7 +44,8 @@ const warnedManual = new Set<string>()
 /**
  * In manual mode the handler itself must filter by `ctx.tenantId`, and nothing checks that it does:
  * said once per query and process, when the query is defined (@hypequery/serve says it on every
- * request). The global config's own check (`where` not naming a query) says nothing.
+ * request). The global config's own check (`where` not naming a query) says nothing, nor does a query
+ * whose own tenant config sets `mode: "manual"`.
  */
 const warnManualMode = (where: string): void => {
   if (!where.startsWith("query ") || warnedManual.has(where) || warnedManual.size >= 1_000) return
@@ -94,6 +95,7 @@ export const compileTenant = (
         `(auth) => auth?.roles?.includes("admin") === true, or remove required: false.`
     )
   }
-  if (mode === "manual") warnManualMode(where)
+  // A query whose own tenant config names manual mode has decided so, as the dataset routes (whose SQL carries the tenant) do.
+  if (mode === "manual" && own?.mode !== "manual") warnManualMode(where)
   return { extract, column, mode, required, allowUnscoped }
 }

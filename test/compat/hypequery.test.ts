@@ -161,7 +161,9 @@ describe("the manual-mode warning", () => {
         tenant: { extract: (auth) => auth?.tenantId },
         queries: {
           manualReport: { query: ({ ctx }: { ctx: ServeContext }) => ctx.tenantId },
-          injectedReport: { query: () => 1, tenant: { mode: "auto-inject" } }
+          injectedReport: { query: () => 1, tenant: { mode: "auto-inject" } },
+          // Its own config names manual mode: a decision written down, not warned about.
+          decidedReport: { query: ({ ctx }: { ctx: ServeContext }) => ctx.tenantId, tenant: { mode: "manual" } }
         }
       })
       expect((await api.handler(get("manualReport"))).status).toBe(200)
