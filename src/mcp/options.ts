@@ -8,14 +8,23 @@ export interface McpOptions {
   readonly version?: string
   /** Text telling agents how to use the tools (MCP's `instructions`). */
   readonly instructions?: string
+  /**
+   * Most JSON-RPC messages one HTTP request may carry (default 10). A longer batch is refused whole
+   * (400, a JSON-RPC error, none of it run): limits that count HTTP requests would see it as one.
+   */
+  readonly maxBatch?: number
 }
 
+const DEFAULT_MAX_BATCH = 10
+
 /** `mcp` with its defaults applied. */
-export type McpPlan = Required<Pick<McpOptions, "path">> & McpOptions
+export type McpPlan = Required<Pick<McpOptions, "path" | "maxBatch">> & McpOptions
 
 export const normalizeMcp = (mcp: boolean | McpOptions | undefined): McpPlan | undefined => {
   if (mcp === undefined || mcp === false) return undefined
   const options = mcp === true ? {} : mcp
-  return { ...options, path: options.path ?? "/mcp" }
+  const maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH
+  if (!(Number.isInteger(maxBatch) && maxBatch >= 1)) throw new TypeError(`mcp.maxBatch must be a whole number of messages, at least 1 (e.g. 10), not ${maxBatch}.`)
+  return { ...options, path: options.path ?? "/mcp", maxBatch }
 }
 

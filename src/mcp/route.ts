@@ -42,6 +42,17 @@ const serverInfo = (definition: McpSettings): McpServerInfo => {
   }
 }
 
+/** A batch longer than `mcp.maxBatch`, refused whole: a JSON-RPC Invalid Request, none of its messages run. */
+const batchTooLong = (length: number, maxBatch: number): StaticAnswer => ({
+  status: 400,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({
+    jsonrpc: "2.0",
+    id: null,
+    error: { code: -32600, message: `One request may carry at most ${maxBatch} JSON-RPC messages (mcp.maxBatch); this one carries ${length}` }
+  })
+})
+
 /**
  * The body as a JSON value; undefined when it is not JSON (the SDK then reads it and answers the
  * parse error). Too deep a body is refused as on any endpoint.
@@ -125,8 +136,10 @@ export const mcpRoutes = (definition: McpSettings, pipeline: () => PipelineServi
       path
     ).then((loaded) => (pool = loaded)))
 
+  const maxBatch = definition.mcp?.maxBatch
   const answer = (request: ServeRequest, requestId: string): Promise<StaticAnswer> => {
     const message = parseBody(request.body)
+    if (Array.isArray(message) && maxBatch !== undefined && message.length > maxBatch) return Promise.resolve(batchTooLong(message.length, maxBatch))
     const scope: McpScope = { request, requestId }
     return pool !== undefined ? pool.answer(request, message, scope) : load().then((loaded) => loaded.answer(request, message, scope))
   }

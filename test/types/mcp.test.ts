@@ -26,6 +26,7 @@ describe("MCP config types", () => {
       readonly name?: string
       readonly version?: string
       readonly instructions?: string
+      readonly maxBatch?: number
     }>()
     defineServe({ mcp: { path: "/agents", name: "sales", version: "1.2.0", instructions: "Dates are YYYY-MM-DD." }, queries: {} })
     // @ts-expect-error no such MCP option
