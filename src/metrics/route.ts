@@ -27,8 +27,10 @@ export const metricsRoute = (
   authenticator: AuthServiceShape
 ): StaticRoute => {
   const strategies = plan.public ? [] : [...globalStrategies]
+  // Never open by accident: without `public: true` a scrape needs a caller, so an API without global
+  // strategies answers 401 until it says the series are public.
   const guard: GuardPlan = {
-    requiresAuth: strategies.length > 0 || plan.roles.length > 0,
+    requiresAuth: !plan.public,
     requiredRoles: plan.roles,
     requiredScopes: []
   }

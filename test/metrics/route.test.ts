@@ -68,9 +68,16 @@ describe("the metrics route", () => {
     await api.dispose()
   })
 
-  it("is open on an API without strategies, and guarded once useAuth adds one", async () => {
-    const api = defineServe({ queries, metrics: true })
-    expect((await get(api, "/api/analytics/metrics")).status).toBe(200)
+  it("never opens by accident: 401 on an API without strategies unless public, and guarded once useAuth adds one", async () => {
+    const closed = defineServe({ queries, metrics: true })
+    const refused = await get(closed, "/api/analytics/metrics")
+    expect(refused.status).toBe(401)
+    expect(JSON.parse(refused.body!).error.type).toBe("UNAUTHORIZED")
+    await closed.dispose()
+    const open = defineServe({ queries, metrics: { public: true } })
+    expect((await get(open, "/api/analytics/metrics")).status).toBe(200)
+    await open.dispose()
+    const api = defineServe({ queries, metrics: { roles: ["ops"] } })
     api.useAuth(auth)
     expect((await get(api, "/api/analytics/metrics")).status).toBe(401)
     expect((await get(api, "/api/analytics/metrics", { "x-api-key": "ops-key" })).status).toBe(200)
@@ -90,7 +97,7 @@ describe("the metrics route", () => {
   })
 
   it("is not an endpoint: not in describe() nor the OpenAPI document, and scrapes are not counted", async () => {
-    const api = defineServe({ queries, metrics: true })
+    const api = defineServe({ queries, metrics: { public: true } })
     expect(api.describe().map((endpoint) => endpoint.key)).toEqual(["revenue"])
     const document = JSON.parse((await get(api, "/api/analytics/openapi.json")).body!) as { paths: Record<string, unknown> }
     expect(Object.keys(document.paths)).toEqual(["/api/analytics/revenue"])
@@ -117,7 +124,7 @@ describe("the metrics route", () => {
 
   it("serves the Metrics service of the runtime: a test layer replaces prom-client", async () => {
     const recording = Metrics.recording()
-    const api = defineServe({ queries, metrics: true, layer: recording.layer })
+    const api = defineServe({ queries, metrics: { public: true }, layer: recording.layer })
     await get(api, "/api/analytics/revenue")
     await get(api, "/api/analytics/nowhere")
     const scrape = await get(api, "/api/analytics/metrics")
@@ -127,7 +134,7 @@ describe("the metrics route", () => {
   })
 
   it("keeps counting after a scrape: counters only grow", async () => {
-    const api = defineServe({ queries, metrics: true })
+    const api = defineServe({ queries, metrics: { public: true } })
     const count = async () =>
       valueOf(parseExposition((await get(api, "/api/analytics/metrics")).body!), "queryserve_requests_total", {
         endpoint: "revenue",

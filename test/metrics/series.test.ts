@@ -127,7 +127,7 @@ describe("metrics: true", () => {
   it("shows requests in flight while they run, and none once answered", async () => {
     let release!: () => void
     const gate = new Promise<void>((resolve) => (release = resolve))
-    const api = defineServe({ queries: { slow: () => gate.then(() => ({ done: true })) }, metrics: true })
+    const api = defineServe({ queries: { slow: () => gate.then(() => ({ done: true })) }, metrics: { public: true } })
     const scrapeOpen = async () => parseExposition((await api.handler({ method: "GET", path: "/api/analytics/metrics" })).body!)
     const pending = [api.handler({ method: "GET", path: "/api/analytics/slow" }), api.handler({ method: "GET", path: "/api/analytics/slow" })]
     expect(valueOf(await scrapeOpen(), "queryserve_in_flight_requests")).toBe(2)
@@ -142,7 +142,7 @@ describe("metrics: true", () => {
   it("counts the same whether the pipeline meters directly (metrics its only listener) or emits events to listeners of yours", async () => {
     let release!: () => void
     const gate = new Promise<void>((resolve) => (release = resolve))
-    const api = defineServe({ queries: { slow: () => gate.then(() => ({ done: true })), quick: () => ({}) }, metrics: true })
+    const api = defineServe({ queries: { slow: () => gate.then(() => ({ done: true })), quick: () => ({}) }, metrics: { public: true } })
     const scrapeOpen = async () => parseExposition((await api.handler({ method: "GET", path: "/api/analytics/metrics" })).body!)
     const quick = () => api.handler({ method: "GET", path: "/api/analytics/quick" })
     // Metrics alone: no event is built; started while metered...
@@ -168,7 +168,7 @@ describe("metrics: true", () => {
   it("puts durations in seconds into the configured buckets", async () => {
     const api = defineServe({
       queries: { wait: () => new Promise((resolve) => setTimeout(() => resolve({ waited: true }), 120)), quick: () => ({}) },
-      metrics: { buckets: [0.1, 5] }
+      metrics: { buckets: [0.1, 5], public: true }
     })
     await api.handler({ method: "GET", path: "/api/analytics/wait" })
     await api.handler({ method: "GET", path: "/api/analytics/quick" })

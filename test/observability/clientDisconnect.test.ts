@@ -65,7 +65,7 @@ const recordingHooks = () => {
 describe("a client that closes the connection mid-request (Node server)", () => {
   const recording = recordingHooks()
   const events: Array<ServeQueryEvent> = []
-  const logged = defineServe({ queries, queryLogging: true, metrics: true, hooks: recording.hooks })
+  const logged = defineServe({ queries, queryLogging: true, metrics: { public: true }, hooks: recording.hooks })
   const evented = defineServe({ queries, queryLogging: (event) => void events.push(event), hooks: recording.hooks })
   let loggedServer: RunningServer
   let eventedServer: RunningServer

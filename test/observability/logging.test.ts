@@ -99,7 +99,7 @@ describe("query logs with a fixed clock", () => {
       warn.mockClear()
       vi.setSystemTime(START)
       const seen: Array<string> = []
-      const api = defineServe({ queries, queryLogging, slowQueryThreshold: 1_000, metrics: true })
+      const api = defineServe({ queries, queryLogging, slowQueryThreshold: 1_000, metrics: { public: true } })
       if (withListener) api.queryLogger.on((event) => void seen.push(event.status))
       expect(api.queryLogger.meter === undefined).toBe(withListener)
       for (const key of ["revenue", "broken", "denied", "slow"]) await get(api, key)

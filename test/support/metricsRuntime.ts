@@ -5,7 +5,7 @@
  */
 import { createFetchHandler, defineServe } from "../../src/index.js"
 
-const api = defineServe({ queries: { hello: () => ({ hello: "world" }) }, metrics: true })
+const api = defineServe({ queries: { hello: () => ({ hello: "world" }) }, metrics: { public: true } })
 const fetchHandler = createFetchHandler(api.handler)
 const hello = await fetchHandler(new Request("http://localhost/api/analytics/hello"))
 // Twice: the second scrape shows the first was not counted, and a failure is reported only once.
