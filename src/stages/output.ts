@@ -42,11 +42,15 @@ export const serializeJson = (value: unknown): string => {
 const serialize = (format: OutputFormat, value: unknown): string =>
   format === "json" ? serializeJson(value) : format === "csv" ? toCsv(value) : toNdjson(value, jsonTextOf)
 
+/** What CSV and NDJSON hold of a result: a page's rows alone, without the page. */
+const rowsOf = (plan: EndpointPlan, value: unknown): unknown =>
+  plan.page !== undefined && typeof value === "object" && value !== null ? (value as { readonly data?: unknown }).data : value
+
 /** The result's text in `representation`: a cached entry's JSON text as it is stored. */
-const bodyIn = (representation: Representation, value: unknown, stored: StoredResult | undefined): string =>
-  stored === undefined
-    ? serialize(representation.format, value)
-    : representation.format === "json" ? stored.json : serialize(representation.format, stored.parse())
+const bodyIn = (plan: EndpointPlan, representation: Representation, value: unknown, stored: StoredResult | undefined): string =>
+  representation.format === "json"
+    ? stored === undefined ? serializeJson(value) : stored.json
+    : serialize(representation.format, rowsOf(plan, stored === undefined ? value : stored.parse()))
 
 /** What an in-process `execute` gets: the status only, the value itself is returned unserialized. */
 const IN_PROCESS_OK: ShapedOutput = { status: 200, headers: Object.freeze({}), body: null }
@@ -92,12 +96,12 @@ export const shapeOutput = (
   const stored = value instanceof StoredResult ? value : undefined
   let body: string
   try {
-    body = bodyIn(representation, value, stored)
+    body = bodyIn(plan, representation, value, stored)
   } catch (error) {
     // CSV or NDJSON cannot hold this result, and Accept takes JSON too: JSON it is, not a 406.
     if (!(error instanceof NotAcceptable && representation.orJson !== undefined)) throw error
     representation = representation.orJson
-    body = bodyIn(representation, value, stored)
+    body = bodyIn(plan, representation, value, stored)
   }
   // A cached entry's JSON text goes out as it is stored: its ETag and compressed forms are kept with it.
   const entry = stored !== undefined && body === stored.json ? stored : undefined
