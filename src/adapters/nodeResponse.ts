@@ -9,7 +9,9 @@ import {
   type InputType,
   type ZlibOptions
 } from "node:zlib"
+import { ClientClosed } from "../domain/clientClosed.js"
 import { InternalError } from "../domain/errors.js"
+import { pumpRows, type StreamedBody } from "../stages/rowStream.js"
 import { type ContentCoding, type CorsHeaders, HEAD_OF, type HeadResponse, ON_KEPT, type ServeResponse } from "../domain/http.js"
 import { compressible, encodingHeaders, headHeaders, MIN_COMPRESSED_BYTES, negotiateEncoding, notModifiedHeaders } from "./compression.js"
 import { adapterErrorResponse } from "./transport.js"
@@ -140,4 +142,55 @@ export const writeResponse = (res: ServerResponse, response: ServeResponse, clos
     }
   }
   finish(res, response.status, response.headers, body, cors)
+}
+
+/**
+ * Writes a streamed answer: the head at once, then the rows chunked as the socket takes them (a row
+ * is pulled only after the last write drained). A client that leaves cancels the stream; a stream
+ * that fails after its head was sent destroys the connection, so the client sees a cut transfer
+ * (no final chunk), never a complete-looking answer. `done` runs once the answer ended either way.
+ */
+export const writeStreamed = (
+  res: ServerResponse,
+  response: ServeResponse,
+  streamed: StreamedBody,
+  close: boolean,
+  timeoutMs: number,
+  done: () => void
+): void => {
+  const { stream } = streamed
+  if (close) res.setHeader("connection", "close")
+  try {
+    res.writeHead(response.status, response.headers)
+  } catch (error) {
+    stream.cancel(error)
+    console.error("[queryserve] node:http refused the response; answering 500 instead", error)
+    const fallback = adapterErrorResponse(new InternalError({ cause: error }), res.req.headers, undefined)
+    res.writeHead(fallback.status, STATUS_CODES[fallback.status], fallback.headers)
+    res.end(fallback.body)
+    return done()
+  }
+  let resume: (() => void) | undefined
+  const wake = () => {
+    const waiting = resume
+    resume = undefined
+    waiting?.()
+  }
+  res.on("drain", wake)
+  res.on("close", () => {
+    if (!res.writableFinished) stream.cancel(new ClientClosed())
+    wake()
+  })
+  const write = (chunk: string): Promise<void> | undefined =>
+    res.destroyed || res.write(chunk) ? undefined : new Promise<void>((resolve) => (resume = resolve))
+  pumpRows(streamed, write, timeoutMs).then(
+    () => {
+      res.end()
+      done()
+    },
+    () => {
+      res.destroy()
+      done()
+    }
+  )
 }

@@ -8,6 +8,7 @@ import { credentialVary } from "../stages/credentialVary.js"
 import { InputMemo } from "../stages/inputMemo.js"
 import { toInvoker } from "../stages/invoke.js"
 import type { EndpointPlan, RoutePlan } from "../stages/plan.js"
+import { withRowStreams } from "../stages/rowStream.js"
 import { compileTenant, type TenantPlan } from "../tenancy/tenantPlan.js"
 import { pagedInput, pagedInvoker, pagedOutput, pagePlanOf } from "../pagination/endpoint.js"
 
@@ -85,7 +86,7 @@ const compileEndpoint = (
     credentialVary: credentials,
     vary: answerVary(requiresAuth || tenant !== undefined ? (credentials ?? "") : ""),
     input: page === undefined ? input : pagedInput(key, page, input),
-    output: page === undefined ? output : pagedOutput(output),
+    output: page === undefined ? withRowStreams(output, config.outputSchema !== undefined) : pagedOutput(output),
     middlewares: [...definition.middlewares, ...((config.middlewares ?? []) as ReadonlyArray<ServeMiddleware>)].map((middleware) =>
       withApiStore(middleware, rateLimitStore)
     ),

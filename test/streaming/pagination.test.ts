@@ -31,7 +31,7 @@ describe("paginated endpoints over a real server", () => {
   })
   let server: RunningServer
   beforeAll(async () => {
-    server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, quiet: true })
+    server = await api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false })
   })
   afterAll(() => server.stop())
   const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.url}/api/analytics/${path}`, { headers })
