@@ -28,8 +28,8 @@ export class RowStream implements AsyncIterable<unknown> {
   private readonly iterator: AsyncIterator<unknown>
   private outcome: StreamOutcome | undefined = undefined
   private readonly listeners: Array<(outcome: StreamOutcome) => void> = []
-  private stop: ((reason: unknown) => void) | undefined = undefined
-  private stopped: Promise<never> | undefined = undefined
+  /** Rejects the wait for the row being read: how a cancel ends a wait the source would not end. */
+  private rejectWait: ((reason: unknown) => void) | undefined = undefined
   /** The request it answers: aborted when the stream is cancelled, so that `ctx.signal` aborts too. */
   request: unknown = undefined
 
@@ -39,16 +39,6 @@ export class RowStream implements AsyncIterable<unknown> {
 
   get ended(): boolean {
     return this.outcome !== undefined
-  }
-
-  /** Rejects once the stream is cancelled or failed: what every wait for a row races against. */
-  private get whenStopped(): Promise<never> {
-    if (this.stopped === undefined) {
-      this.stopped = new Promise<never>((_, reject) => (this.stop = reject))
-      this.stopped.catch(() => {})
-      if (this.outcome !== undefined) this.stop!(this.outcome.error)
-    }
-    return this.stopped
   }
 
   /**
@@ -65,7 +55,14 @@ export class RowStream implements AsyncIterable<unknown> {
 
   private async pull(): Promise<IteratorResult<unknown>> {
     if (this.outcome !== undefined) throw this.outcome.error
-    const next = await Promise.race([this.iterator.next(), this.whenStopped])
+    // A promise of its own per row, not a race with one long-lived promise: that one would keep a
+    // reaction for every row read.
+    const pending = this.iterator.next()
+    const next = await new Promise<IteratorResult<unknown>>((resolve, reject) => {
+      this.rejectWait = reject
+      pending.then(resolve, reject)
+    })
+    this.rejectWait = undefined
     if (next.done === true) return DONE
     this.rows++
     const value = this.encodeRow === undefined ? next.value : this.encodeRow(next.value)
@@ -107,7 +104,7 @@ export class RowStream implements AsyncIterable<unknown> {
     if (this.outcome !== undefined) return
     const outcome: StreamOutcome = error === undefined ? { rows: this.rows } : { rows: this.rows, error }
     this.outcome = outcome
-    this.stop?.(error)
+    this.rejectWait?.(error)
     for (const listener of this.listeners.splice(0)) listener(outcome)
   }
 
