@@ -93,6 +93,7 @@ export const streamedFetchResponse = (response: ServeResponse, streamed: Streame
     wake()
   }
   signal.addEventListener("abort", leave, { once: true })
+  stream.onEnd(wake)
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {

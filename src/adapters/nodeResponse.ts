@@ -177,6 +177,7 @@ export const writeStreamed = (
     waiting?.()
   }
   res.on("drain", wake)
+  stream.onEnd(wake)
   res.on("close", () => {
     if (!res.writableFinished) stream.cancel(new ClientClosed())
     wake()

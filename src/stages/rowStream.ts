@@ -89,9 +89,10 @@ export class RowStream implements AsyncIterable<unknown> {
   /** Ends the stream early: the iterator's `return()` runs, the request's signal aborts with `reason`. */
   cancel(reason: unknown): void {
     if (this.outcome !== undefined) return
+    // The request first: whoever hears of the end then knows whether its client left.
+    if (this.request instanceof TransportRequest) this.request.abort(reason)
     this.end(reason)
     this.iterator.return?.().then(undefined, () => undefined)
-    if (this.request instanceof TransportRequest) this.request.abort(reason)
   }
 
   /** Told how the stream ended, once; at once when it has. */
@@ -148,7 +149,8 @@ export const streamedBodyOf = (response: ServeResponse): StreamedBody | undefine
  * Writes a streamed body through `write`, which returns a promise while the transport is full: the
  * next row is pulled only once it has taken more. Rows are gathered into chunks of about 16 KiB; a
  * chunk not yet full goes out when no row came within a turn of the event loop, so a slow source's
- * rows are not held back. `timeoutMs` (0: none) bounds the wait for each row. Resolves once the last
+ * rows are not held back. `timeoutMs` (0: none) bounds the wait for each row, and for the transport
+ * to take each full chunk; `write`'s promise must settle once the stream ends (see `onEnd`). Resolves once the last
  * row is written, rejects when the stream failed or was cancelled; the stream has ended either way.
  */
 export const pumpRows = async (
@@ -170,7 +172,7 @@ export const pumpRows = async (
   const watchdog = timeoutMs > 0 && body.more
     ? setInterval(() => {
       if (waitingSince > 0 && performance.now() - waitingSince > timeoutMs) {
-        stream.cancel(new GatewayTimeout({ message: `No next row came within ${timeoutMs} ms`, timeoutMs }))
+        stream.cancel(new GatewayTimeout({ message: `No row was read or written for ${timeoutMs} ms`, timeoutMs }))
       }
     }, Math.min(1000, Math.max(5, Math.round(timeoutMs / 20))))
     : undefined
@@ -182,7 +184,12 @@ export const pumpRows = async (
           const chunk = batch
           batch = ""
           const full = write(chunk)
-          if (full !== undefined) await full
+          if (full !== undefined) {
+            // A client that takes nothing is held no longer than a source that gives nothing.
+            waitingSince = performance.now()
+            await full
+            waitingSince = 0
+          }
           if (stream.ended) break
         } else if (batch.length > 0 && flushTimer === undefined) {
           flushTimer = setTimeout(flushLater, 0)

@@ -217,6 +217,39 @@ describe("streamed answers on the Node server", () => {
     expect(probes.big!.pulled).toBeLessThan(ROW_COUNT)
   })
 
+  it("reports a client that left as 499, without onError", async () => {
+    errors.length = 0
+    events.length = 0
+    const { response, destroy } = await open(url("big"))
+    await readSome(response, 64 * 1024)
+    destroy()
+    await until(() => events.some((event) => event.endpointKey === "big" && event.status === "error"))
+    expect(events.find((event) => event.endpointKey === "big" && event.status === "error")?.responseStatus).toBe(499)
+    expect(errors).toEqual([])
+  })
+
+  it("ends the stream of a client that reads nothing after requestTimeout", async () => {
+    const { destroy } = await open(url("big"))
+    await until(() => probes.big?.finallyAt !== undefined, 3000)
+    expect(probes.big!.finallyAt).toBeDefined()
+    expect(probes.big!.pulled).toBeLessThan(ROW_COUNT)
+    destroy()
+  })
+
+  it("answers HEAD with the headers alone, and ends the iterator", async () => {
+    const response = await fetch(url("big"), { method: "HEAD" })
+    expect(response.status).toBe(200)
+    expect(await response.text()).toBe("")
+    await until(() => probes.big?.finallyAt !== undefined)
+    expect(probes.big!.pulled).toBeLessThan(10)
+  })
+
+  it("gives in-process callers the rows as an async iterable", async () => {
+    const rows: Array<unknown> = []
+    for await (const row of (await api.execute("few")) as AsyncIterable<unknown>) rows.push(row)
+    expect(rows).toEqual([{ region: "eu", total: 1 }, { region: "us", total: 2 }, { region: "apac", total: 3 }])
+  })
+
   it("bounds the wait for each next row by requestTimeout: the transfer is cut", async () => {
     const response = await fetch(url("stalls"))
     expect(response.status).toBe(200)
