@@ -115,7 +115,7 @@ export const makeNodeListener = (
     if (res.headersSent) return streamed?.stream.cancel(new ClientClosed())
     // While draining, no connection is kept alive for another request.
     if (gate?.draining === true) close = true
-    if (streamed !== undefined) return writeStreamed(res, response, streamed, close, rowTimeoutMs, () => gate?.leave())
+    if (streamed !== undefined) return writeStreamed(res, response, streamed, close, cors, rowTimeoutMs, () => gate?.leave())
     gate?.leave()
     writeResponse(res, response, close, cors)
   }

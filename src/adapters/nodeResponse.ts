@@ -65,18 +65,26 @@ const finish = (
   body: string | Uint8Array | null,
   cors: CorsHeaders | undefined
 ): void => {
+  if (!headWritten(res, status, headers, cors)) return
+  res.end(body ?? undefined)
+}
+
+/**
+ * Writes the head; false when node:http refused it (a ServeHttpError with status 99, a CR or LF a
+ * handler put into ctx.setHeader): thrown here, that would end the process. It is a 500 instead.
+ */
+const headWritten = (res: ServerResponse, status: number, headers: Record<string, string>, cors: CorsHeaders | undefined): boolean => {
   try {
     res.writeHead(status, headers)
+    return true
   } catch (error) {
-    // node:http refuses some statuses and header values (a ServeHttpError with status 99, a CR or LF
-    // a handler put into ctx.setHeader); thrown here, that would end the process. It is a 500 instead.
     console.error("[queryserve] node:http refused the response; answering 500 instead", error)
     const fallback = adapterErrorResponse(new InternalError({ cause: error }), res.req.headers, cors)
     // The refused attempt already set a status message; name the 500 explicitly.
     res.writeHead(fallback.status, STATUS_CODES[fallback.status], fallback.headers)
-    return void res.end(fallback.body)
+    res.end(fallback.body)
+    return false
   }
-  res.end(body ?? undefined)
 }
 
 const acceptEncoding = (res: ServerResponse): string | undefined => {
@@ -155,19 +163,14 @@ export const writeStreamed = (
   response: ServeResponse,
   streamed: StreamedBody,
   close: boolean,
+  cors: CorsHeaders | undefined,
   timeoutMs: number,
   done: () => void
 ): void => {
   const { stream } = streamed
   if (close) res.setHeader("connection", "close")
-  try {
-    res.writeHead(response.status, response.headers)
-  } catch (error) {
-    stream.cancel(error)
-    console.error("[queryserve] node:http refused the response; answering 500 instead", error)
-    const fallback = adapterErrorResponse(new InternalError({ cause: error }), res.req.headers, undefined)
-    res.writeHead(fallback.status, STATUS_CODES[fallback.status], fallback.headers)
-    res.end(fallback.body)
+  if (!headWritten(res, response.status, response.headers, cors)) {
+    stream.cancel(new InternalError({ cause: new Error("node:http refused the response head") }))
     return done()
   }
   let resume: (() => void) | undefined

@@ -13,7 +13,7 @@ import { andThen, isPromiseLike, type MaybePromise } from "../domain/maybePromis
 import { emptyRecord } from "../domain/queryString.js"
 import type { CompiledSchema } from "../domain/schema.js"
 import { RequestContext } from "../stages/context.js"
-import type { Invoker } from "../stages/invoke.js"
+import { type Invoker, isEffect } from "../stages/invoke.js"
 import type { PagePlan } from "../stages/plan.js"
 import { isRowSource, takeRows } from "../stages/rowSource.js"
 import { decodeCursor } from "./cursor.js"
@@ -170,11 +170,6 @@ const nextLink = (request: ServeRequest, cursor: string): string => {
   params.append("cursor", cursor)
   return `<${request.path}?${params.toString()}>; rel="next"`
 }
-
-const EFFECT_TYPE_ID = Symbol.for("effect/Effect")
-
-const isEffect = (value: unknown): value is Effect.Effect<unknown, unknown, never> =>
-  ((typeof value === "object" && value !== null) || typeof value === "function") && EFFECT_TYPE_ID in value
 
 /**
  * The handler with `ctx.page` set from the decoded `limit` and `cursor`, and its rows (an array, or a
