@@ -173,6 +173,8 @@ export const writeStreamed = (
     stream.cancel(new InternalError({ cause: new Error("node:http refused the response head") }))
     return done()
   }
+  // The head goes out now, not with the first chunk: the client learns of the answer while rows are gathered.
+  res.flushHeaders()
   let resume: (() => void) | undefined
   const wake = () => {
     const waiting = resume

@@ -8,6 +8,7 @@ import { createFetchHandler, defineServe, type RunningServer, type ServeQueryEve
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { z } from "zod"
 
 setFlagsFromString("--expose-gc")
 const gc = runInNewContext("gc") as () => void
@@ -65,6 +66,13 @@ const makeApi = (probes: Record<string, Probe>, events: Array<ServeQueryEvent>, 
       failsLater: async function*() {
         for (let id = 0; id < 5000; id++) yield rowOf(id)
         throw new Error("the database went away")
+      },
+      checked: {
+        outputSchema: z.array(z.object({ n: z.number() })),
+        query: async function*({ input }: { input: { bad?: string } }) {
+          yield { n: 1 }
+          yield input.bad === undefined ? { n: 2 } : { n: "two" }
+        }
       },
       stalls: {
         query: async function*() {
@@ -146,6 +154,13 @@ describe("streamed answers on the Node server", () => {
     expect(await (await fetch(url("few.csv"))).text()).toBe("region,total\r\neu,1\r\nus,2\r\napac,3\r\n")
     expect(await (await fetch(url("none"))).text()).toBe("[]")
     expect(await (await fetch(url("readable"))).json()).toEqual([{ n: 1 }, { n: 2 }])
+  })
+
+  it("checks each row against the output schema's items: a row that fails it cuts the transfer", async () => {
+    expect(await (await fetch(url("checked"))).json()).toEqual([{ n: 1 }, { n: 2 }])
+    const bad = await fetch(url("checked?bad=1"))
+    expect(bad.status).toBe(200)
+    await expect(bad.text()).rejects.toThrow()
   })
 
   it("answers an error before the first row with the usual envelope", async () => {
