@@ -4,7 +4,9 @@ import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import { deadlineQueue, deliverInTime } from "./deadlines.js"
-import { toFetchResponse } from "./fetchResponse.js"
+import { streamedFetchResponse, toFetchResponse } from "./fetchResponse.js"
+import { ClientClosed } from "../domain/clientClosed.js"
+import { streamedBodyOf } from "../stages/rowStream.js"
 import { adapterErrorResponse, adapterFault, checkedBodyLimit, concatBytes, payloadTooLarge, type TransportOptions } from "./transport.js"
 
 export type FetchHandlerOptions = TransportOptions
@@ -57,6 +59,7 @@ export const createFetchHandler = (handler: ServeHandler, options: FetchHandlerO
   const limit = checkedBodyLimit(options)
   const deadlines = deadlineQueue(options.requestTimeout)
   const trustedHops = trustedHopCount(options.trustProxy)
+  const rowTimeoutMs = deadlines?.timeoutMs ?? 0
 
   const answer = async (request: Request, headers: Record<string, string>): Promise<ServeResponse> => {
     const method = request.method.toUpperCase()
@@ -65,7 +68,17 @@ export const createFetchHandler = (handler: ServeHandler, options: FetchHandlerO
     const remoteAddress = forwardedAddress(headers["x-forwarded-for"], trustedHops)
     const serveRequest = new TransportRequest(method, path, rawQuery, headers, body, remoteAddress, request, request.signal)
     const pending = handler(serveRequest)
-    return isPromiseLike(pending) ? new Promise((resolve) => deliverInTime(deadlines, serveRequest, pending, resolve, handler.corsHeaders)) : pending
+    if (!isPromiseLike(pending)) return pending
+    return new Promise((resolve) => {
+      let delivered = false
+      // After a 504 the late answer is dropped: a streamed one is ended, or its rows would wait for good.
+      const deliver = (response: ServeResponse) => {
+        if (delivered) return streamedBodyOf(response)?.stream.cancel(new ClientClosed())
+        delivered = true
+        resolve(response)
+      }
+      deliverInTime(deadlines, serveRequest, pending, deliver, handler.corsHeaders)
+    })
   }
 
   return async (request) => {
@@ -74,7 +87,10 @@ export const createFetchHandler = (handler: ServeHandler, options: FetchHandlerO
       headers[name] = value
     })
     try {
-      return await toFetchResponse(await answer(request, headers), headers)
+      const response = await answer(request, headers)
+      const streamed = streamedBodyOf(response)
+      if (streamed !== undefined) return streamedFetchResponse(response, streamed, rowTimeoutMs, request.signal)
+      return await toFetchResponse(response, headers)
     } catch (error) {
       const failure = error instanceof PayloadTooLarge ? error : adapterFault(error)
       return toFetchResponse(adapterErrorResponse(failure, headers, handler.corsHeaders), headers)

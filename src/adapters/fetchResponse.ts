@@ -1,3 +1,5 @@
+import { ClientClosed } from "../domain/clientClosed.js"
+import { pumpRows, type StreamedBody } from "../stages/rowStream.js"
 import { type ContentCoding, HEAD_OF, type HeadResponse, type ServeResponse } from "../domain/http.js"
 import { compressible, encodingHeaders, headHeaders, MIN_COMPRESSED_BYTES, negotiateEncoding, notModifiedHeaders } from "./compression.js"
 
@@ -71,4 +73,50 @@ export const toFetchResponse = (response: ServeResponse, requestHeaders: Readonl
       return new Response(bytes, { status, headers: encodingHeaders(headers, undefined) })
     }
   )
+}
+
+/**
+ * A streamed answer as a fetch Response whose body pulls rows as its reader takes chunks (one chunk
+ * queued at most). The client leaving (`signal`, the Request's) or cancelling the body cancels the
+ * stream; a stream that fails after the head errors the body, so the transfer is cut.
+ */
+export const streamedFetchResponse = (response: ServeResponse, streamed: StreamedBody, timeoutMs: number, signal: AbortSignal): Response => {
+  const { stream } = streamed
+  let resume: (() => void) | undefined
+  const wake = () => {
+    const waiting = resume
+    resume = undefined
+    waiting?.()
+  }
+  const leave = () => {
+    stream.cancel(new ClientClosed())
+    wake()
+  }
+  signal.addEventListener("abort", leave, { once: true })
+  stream.onEnd(wake)
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const write = (chunk: string): Promise<void> | undefined => {
+          controller.enqueue(encoder.encode(chunk))
+          return (controller.desiredSize ?? 1) > 0 ? undefined : new Promise<void>((resolve) => (resume = resolve))
+        }
+        pumpRows(streamed, write, timeoutMs).then(
+          () => {
+            signal.removeEventListener("abort", leave)
+            controller.close()
+          },
+          (error: unknown) => {
+            signal.removeEventListener("abort", leave)
+            // After `cancel` the body is closed already: erroring it again would throw.
+            if (!stream.ended || !(stream.failure instanceof ClientClosed)) controller.error(error)
+          }
+        )
+      },
+      pull: wake,
+      cancel: leave
+    },
+    { highWaterMark: 1 }
+  )
+  return new Response(body, { status: response.status, headers: response.headers })
 }

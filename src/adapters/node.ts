@@ -7,7 +7,8 @@ import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import { type DeadlineQueue, deadlineQueue, deliverInTime } from "./deadlines.js"
-import { writeResponse } from "./nodeResponse.js"
+import { writeResponse, writeStreamed } from "./nodeResponse.js"
+import { streamedBodyOf } from "../stages/rowStream.js"
 import {
   adapterErrorResponse,
   adapterFault,
@@ -103,14 +104,19 @@ export const makeNodeListener = (
   const cors = handler.corsHeaders
   const deadlines: DeadlineQueue | undefined = deadlineQueue(options.requestTimeout)
 
-  /** Writes the one answer of an admitted request; later attempts (a late handler after a 504) are dropped. */
+  const rowTimeoutMs = deadlines?.timeoutMs ?? 0
+
+  /**
+   * Writes the one answer of an admitted request; later attempts (a late handler after a 504) are
+   * dropped, and a late streamed one is ended. A streamed answer leaves the gate once its last row is written.
+   */
   const send = (res: ServerResponse, response: ServeResponse, close: boolean): void => {
-    if (res.headersSent) return
-    if (gate !== undefined) {
-      // While draining, no connection is kept alive for another request.
-      if (gate.draining) close = true
-      gate.leave()
-    }
+    const streamed = streamedBodyOf(response)
+    if (res.headersSent) return streamed?.stream.cancel(new ClientClosed())
+    // While draining, no connection is kept alive for another request.
+    if (gate?.draining === true) close = true
+    if (streamed !== undefined) return writeStreamed(res, response, streamed, close, cors, rowTimeoutMs, () => gate?.leave())
+    gate?.leave()
     writeResponse(res, response, close, cors)
   }
   const fail = (req: IncomingMessage, res: ServerResponse, error: ServeError, close = false): void =>

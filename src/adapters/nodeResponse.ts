@@ -9,7 +9,9 @@ import {
   type InputType,
   type ZlibOptions
 } from "node:zlib"
+import { ClientClosed } from "../domain/clientClosed.js"
 import { InternalError } from "../domain/errors.js"
+import { pumpRows, type StreamedBody } from "../stages/rowStream.js"
 import { type ContentCoding, type CorsHeaders, HEAD_OF, type HeadResponse, ON_KEPT, type ServeResponse } from "../domain/http.js"
 import { compressible, encodingHeaders, headHeaders, MIN_COMPRESSED_BYTES, negotiateEncoding, notModifiedHeaders } from "./compression.js"
 import { adapterErrorResponse } from "./transport.js"
@@ -63,18 +65,26 @@ const finish = (
   body: string | Uint8Array | null,
   cors: CorsHeaders | undefined
 ): void => {
+  if (!headWritten(res, status, headers, cors)) return
+  res.end(body ?? undefined)
+}
+
+/**
+ * Writes the head; false when node:http refused it (a ServeHttpError with status 99, a CR or LF a
+ * handler put into ctx.setHeader): thrown here, that would end the process. It is a 500 instead.
+ */
+const headWritten = (res: ServerResponse, status: number, headers: Record<string, string>, cors: CorsHeaders | undefined): boolean => {
   try {
     res.writeHead(status, headers)
+    return true
   } catch (error) {
-    // node:http refuses some statuses and header values (a ServeHttpError with status 99, a CR or LF
-    // a handler put into ctx.setHeader); thrown here, that would end the process. It is a 500 instead.
     console.error("[queryserve] node:http refused the response; answering 500 instead", error)
     const fallback = adapterErrorResponse(new InternalError({ cause: error }), res.req.headers, cors)
     // The refused attempt already set a status message; name the 500 explicitly.
     res.writeHead(fallback.status, STATUS_CODES[fallback.status], fallback.headers)
-    return void res.end(fallback.body)
+    res.end(fallback.body)
+    return false
   }
-  res.end(body ?? undefined)
 }
 
 const acceptEncoding = (res: ServerResponse): string | undefined => {
@@ -140,4 +150,53 @@ export const writeResponse = (res: ServerResponse, response: ServeResponse, clos
     }
   }
   finish(res, response.status, response.headers, body, cors)
+}
+
+/**
+ * Writes a streamed answer: the head at once, then the rows chunked as the socket takes them (a row
+ * is pulled only after the last write drained). A client that leaves cancels the stream; a stream
+ * that fails after its head was sent destroys the connection, so the client sees a cut transfer
+ * (no final chunk), never a complete-looking answer. `done` runs once the answer ended either way.
+ */
+export const writeStreamed = (
+  res: ServerResponse,
+  response: ServeResponse,
+  streamed: StreamedBody,
+  close: boolean,
+  cors: CorsHeaders | undefined,
+  timeoutMs: number,
+  done: () => void
+): void => {
+  const { stream } = streamed
+  if (close) res.setHeader("connection", "close")
+  if (!headWritten(res, response.status, response.headers, cors)) {
+    stream.cancel(new InternalError({ cause: new Error("node:http refused the response head") }))
+    return done()
+  }
+  // The head goes out now, not with the first chunk: the client learns of the answer while rows are gathered.
+  res.flushHeaders()
+  let resume: (() => void) | undefined
+  const wake = () => {
+    const waiting = resume
+    resume = undefined
+    waiting?.()
+  }
+  res.on("drain", wake)
+  stream.onEnd(wake)
+  res.on("close", () => {
+    if (!res.writableFinished) stream.cancel(new ClientClosed())
+    wake()
+  })
+  const write = (chunk: string): Promise<void> | undefined =>
+    res.destroyed || res.write(chunk) ? undefined : new Promise<void>((resolve) => (resume = resolve))
+  pumpRows(streamed, write, timeoutMs).then(
+    () => {
+      res.end()
+      done()
+    },
+    () => {
+      res.destroy()
+      done()
+    }
+  )
 }

@@ -81,6 +81,8 @@ export type ServeContext<TInput = unknown, TAuth extends ServeAuthContext = Serv
   setCacheTtl(ms: number | null): void
   /** Adds a header to this response, success or error. */
   setHeader(name: string, value: string): void
+  /** On paginated endpoints: the rows to give, `LIMIT limit + 1 OFFSET offset` (the extra row says there is more). Undefined elsewhere. */
+  readonly page: PageWindow | undefined
 } & TContext
 
 export type ServeMiddleware<TInput = unknown, TAuth extends ServeAuthContext = ServeAuthContext, TContext = {}> = Bivariant<
@@ -102,6 +104,27 @@ export type ExecutableQuery<TInput = unknown, TOutput = unknown, TCtx = ServeCon
   | QueryResolver<TInput, TOutput, TCtx>
   | LegacyQuery<TInput, TOutput, TCtx>
   | RunnableQuery<TInput, TOutput, TCtx>
+
+/** The window of rows a paginated handler gives: `limit + 1` rows from `offset` (the extra one only says there is more). */
+export interface PageWindow {
+  readonly limit: number
+  readonly offset: number
+}
+
+/** `paginate` of a query: how many rows a page holds when the caller does not say, and at most. */
+export interface PaginateOptions {
+  /** Default 100. */
+  readonly defaultLimit?: number
+  /** Default 1000; a larger `limit` is refused (400), never clamped. */
+  readonly maxLimit?: number
+}
+
+/** What callers of a paginated endpoint may send besides its own input. */
+export interface PageInput {
+  readonly limit?: number
+  /** `page.nextCursor` of the previous answer. */
+  readonly cursor?: string
+}
 
 /** Phantom record of the types a query exposes to callers: what they send and what they get back. */
 export interface QueryTypes<TCallerInput, TWireOutput> {
@@ -139,6 +162,11 @@ export interface ServeQueryConfig<
   readonly custom?: Readonly<Record<string, unknown>>
   /** `false` keeps the endpoint out of the MCP tools (it stays an HTTP endpoint). Default true. */
   readonly mcp?: boolean
+  /**
+   * Pages the answer: optional `limit` and `cursor` inputs, `ctx.page` for the handler, and
+   * `{ data, page: { limit, nextCursor, hasMore } }` as the answer.
+   */
+  readonly paginate?: PaginateOptions
   /** Carries the caller-facing types for `execute` and the typed client; never set at runtime. */
   readonly "~types"?: QueryTypes<TCallerInput, TWireOutput>
 }

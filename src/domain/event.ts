@@ -18,6 +18,8 @@ export interface ServeQueryEvent {
   readonly responseStatus?: number
   readonly error?: Error
   readonly result?: unknown
+  /** On completed events: the rows answered, for an array, a page's `data` or a streamed answer (counted as sent). */
+  readonly rows?: number
   /** On completed events of endpoints with a result cache: true for a hit, false for a miss. */
   readonly cacheHit?: boolean
   readonly transport?: QueryTransport

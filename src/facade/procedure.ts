@@ -1,5 +1,8 @@
 import type {
   AuthStrategy,
+  PageInput,
+  PageWindow,
+  PaginateOptions,
   ServeAuthContext,
   ServeContext,
   ServeMiddleware,
@@ -10,6 +13,7 @@ import type {
 } from "../domain/config.js"
 import type { HttpMethod } from "../domain/http.js"
 import type { SchemaInput, SchemaOutput, ServeSchema } from "../domain/schema.js"
+import type { Page } from "../pagination/page.js"
 import type { ResultValue } from "./types.js"
 
 /** Output types declared by `.output(schema)`: what the handler returns and what goes on the wire. */
@@ -18,8 +22,23 @@ interface DeclaredOutput<THandler, TWire> {
   readonly wire: TWire
 }
 
-type HandlerOutput<TOut> = TOut extends DeclaredOutput<infer H, infer _W> ? H : unknown
-type WireOutput<TOut, R> = TOut extends DeclaredOutput<infer _H, infer W> ? W : ResultValue<R>
+/** Marks the output of a paginated procedure: the wire has its rows as the `data` of a page. */
+interface PagedOutput<TOut> {
+  readonly paged: TOut
+}
+
+/** The declared output, kept inside the page marker when `.paginate()` came first. */
+type Declared<TOut, D> = TOut extends PagedOutput<infer _T> ? PagedOutput<D> : D
+
+/** A streamed answer reaches the wire as the array of its rows. */
+type StreamedRows<V> = V extends AsyncIterable<infer Row> ? Array<Row> : V extends ReadableStream<infer Row> ? Array<Row> : V
+
+type HandlerOutput<TOut> = TOut extends PagedOutput<infer T> ? HandlerOutput<T>
+  : TOut extends DeclaredOutput<infer H, infer _W> ? H
+  : unknown
+type WireOutput<TOut, R> = TOut extends PagedOutput<infer T> ? { readonly data: WireOutput<T, R>; readonly page: Page }
+  : TOut extends DeclaredOutput<infer _H, infer W> ? W
+  : StreamedRows<ResultValue<R>>
 
 type Ctx<TInput, TAuth extends ServeAuthContext, TContext> = ServeContext<TInput, TAuth, TContext>
 
@@ -37,7 +56,7 @@ export interface ProcedureBuilder<
   input<S extends ServeSchema>(schema: S): ProcedureBuilder<SchemaOutput<S>, SchemaInput<S>, TOut, TAuth, TContext>
   output<S extends ServeSchema>(
     schema: S
-  ): ProcedureBuilder<TInput, TCallerInput, DeclaredOutput<SchemaOutput<S>, SchemaInput<S>>, TAuth, TContext>
+  ): ProcedureBuilder<TInput, TCallerInput, Declared<TOut, DeclaredOutput<SchemaOutput<S>, SchemaInput<S>>>, TAuth, TContext>
   describe(text: string): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
   name(text: string): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
   summary(text: string): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
@@ -55,6 +74,14 @@ export interface ProcedureBuilder<
   /** `.mcp(false)` keeps the endpoint out of the MCP tools; it stays an HTTP endpoint. */
   mcp(enabled: boolean): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
   use(...middlewares: ReadonlyArray<ServeMiddleware<TInput, TAuth, TContext>>): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
+  /**
+   * Pages the answer: callers may send `limit` (default `defaultLimit` 100, at most `maxLimit` 1000)
+   * and `cursor`; the handler gets `ctx.page = { limit, offset }` and gives up to `limit + 1` rows; the
+   * answer is `{ data, page: { limit, nextCursor, hasMore } }`.
+   */
+  paginate(
+    options?: PaginateOptions
+  ): ProcedureBuilder<TInput, TCallerInput & PageInput, PagedOutput<TOut>, TAuth, TContext & { readonly page: PageWindow }>
 
   /** Ends the chain with the handler: `({ input, ctx }) => result`. */
   query<R extends QueryResult<HandlerOutput<TOut>>>(
@@ -108,6 +135,7 @@ class Procedure {
   use(...middlewares: ReadonlyArray<ServeMiddleware>) {
     return this.with({ middlewares: [...(this.config.middlewares ?? []), ...middlewares] })
   }
+  paginate(options: PaginateOptions = {}) { return this.with({ paginate: options }) }
   query(executable: ServeQueryConfig["query"]): ServeQueryConfig {
     return { ...this.config, query: executable }
   }

@@ -8,7 +8,9 @@ import { credentialVary } from "../stages/credentialVary.js"
 import { InputMemo } from "../stages/inputMemo.js"
 import { toInvoker } from "../stages/invoke.js"
 import type { EndpointPlan, RoutePlan } from "../stages/plan.js"
+import { withRowStreams } from "../stages/rowStream.js"
 import { compileTenant, type TenantPlan } from "../tenancy/tenantPlan.js"
+import { pagedInput, pagedInvoker, pagedOutput, pagePlanOf } from "../pagination/endpoint.js"
 
 const toList = <A>(value: A | ReadonlyArray<A> | null | undefined): ReadonlyArray<A> =>
   value === undefined || value === null ? [] : Array.isArray(value) ? (value as ReadonlyArray<A>) : [value as A]
@@ -68,6 +70,10 @@ const compileEndpoint = (
     cacheTtlMs: config.cacheTtlMs ?? null,
     custom: config.custom
   }
+  const page = pagePlanOf(key, config.paginate)
+  const input = compileSchema(config.inputSchema, "input")
+  const output = compileSchema(config.outputSchema, "output")
+  const invoke = toInvoker(config.query)
   return {
     info,
     config,
@@ -79,14 +85,15 @@ const compileEndpoint = (
     countsAuthFailures: definition.authFailureLimit !== undefined && strategies.length > 0,
     credentialVary: credentials,
     vary: answerVary(requiresAuth || tenant !== undefined ? (credentials ?? "") : ""),
-    input: compileSchema(config.inputSchema, "input"),
-    output: compileSchema(config.outputSchema, "output"),
+    input: page === undefined ? input : pagedInput(key, page, input),
+    output: page === undefined ? withRowStreams(output, config.outputSchema !== undefined) : pagedOutput(output),
     middlewares: [...definition.middlewares, ...((config.middlewares ?? []) as ReadonlyArray<ServeMiddleware>)].map((middleware) =>
       withApiStore(middleware, rateLimitStore)
     ),
-    invoke: toInvoker(config.query),
+    invoke: page === undefined ? invoke : pagedInvoker(key, invoke),
     resultCached,
-    inputMemo: resultCached ? new InputMemo() : undefined
+    inputMemo: resultCached ? new InputMemo() : undefined,
+    page
   }
 }
 

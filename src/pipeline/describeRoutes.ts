@@ -68,6 +68,7 @@ export const describeRoutes = (routes: ReadonlyArray<RoutePlan>): ReadonlyArray<
       responseHeaders: [
         ...new Set([
           ...(plan.resultCached ? ["X-Cache"] : []),
+          ...(plan.page !== undefined && (route.method === "GET" || route.method === "HEAD") ? ["Link"] : []),
           ...plan.middlewares.flatMap((middleware) => (middleware as DocumentedMiddleware).responseHeaders ?? [])
         ])
       ],

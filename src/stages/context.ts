@@ -1,9 +1,9 @@
 import type { KnownInput } from "./inputMemo.js"
-import type { EndpointInfo, ServeAuthContext, ServeContext } from "../domain/config.js"
+import type { EndpointInfo, PageWindow, ServeAuthContext, ServeContext } from "../domain/config.js"
 import type { ServeRequest } from "../domain/http.js"
 
 const RESERVED = new Set([
-  "input", "auth", "tenantId", "request", "requestId", "endpoint", "locals", "signal", "setCacheTtl", "setHeader"
+  "input", "auth", "tenantId", "request", "requestId", "endpoint", "locals", "signal", "setCacheTtl", "setHeader", "page"
 ])
 
 /**
@@ -26,6 +26,8 @@ export class RequestContext {
   /** Set by the result cache stage on cached endpoints: the `x-cache` answer header. */
   cacheStatus: "HIT" | "MISS" | undefined = undefined
   responseHeaders: Record<string, string> | undefined = undefined
+  /** Set on paginated endpoints before the handler runs. */
+  page: PageWindow | undefined = undefined
   private localValues: Record<string, unknown> | undefined = undefined
 
   constructor(

@@ -132,3 +132,50 @@ export const toNdjson = (value: unknown, serialize: (element: unknown) => string
   for (const element of value) text += (serialize(element) ?? "null") + "\n"
   return text
 }
+
+/**
+ * Writes a streamed answer row by row: `first` opens it with the first row (CSV: the header from
+ * that row's columns, so later rows give those columns only), `next` adds one row, `close` ends it;
+ * an answer without rows is `empty`. A row the format cannot hold throws NotAcceptable.
+ */
+export interface RowWriter {
+  first(row: unknown): string
+  next(row: unknown): string
+  close(): string
+  empty(): string
+}
+
+const jsonRow = (serialize: (row: unknown) => string | undefined, row: unknown): string => serialize(row) ?? "null"
+
+const csvRow = (names: ReadonlyArray<string>, row: unknown): string => {
+  if (typeof row !== "object" || row === null || Array.isArray(row)) throw notTabular("csv", "its rows are not objects")
+  let line = ""
+  for (let i = 0; i < names.length; i++) {
+    const cell = (row as Record<string, unknown>)[names[i]!]
+    if (!isCell(cell)) throw notTabular("csv", `column "${names[i]}" holds nested data`)
+    line += i === 0 ? csvField(cell) : "," + csvField(cell)
+  }
+  return line + "\r\n"
+}
+
+/** The RowWriter of `format`; `serialize` is the JSON text of one row (undefined when JSON has none). */
+export const rowWriter = (format: OutputFormat, serialize: (row: unknown) => string | undefined): RowWriter => {
+  if (format === "json") {
+    return { first: (row) => "[" + jsonRow(serialize, row), next: (row) => "," + jsonRow(serialize, row), close: () => "]", empty: () => "[]" }
+  }
+  if (format === "ndjson") {
+    const line = (row: unknown) => jsonRow(serialize, row) + "\n"
+    return { first: line, next: line, close: () => "", empty: () => "" }
+  }
+  let names: ReadonlyArray<string> = []
+  return {
+    first: (row) => {
+      if (typeof row !== "object" || row === null || Array.isArray(row)) throw notTabular("csv", "its rows are not objects")
+      names = Object.keys(row)
+      return names.length === 0 ? "" : names.map(csvField).join(",") + "\r\n" + csvRow(names, row)
+    },
+    next: (row) => (names.length === 0 ? "" : csvRow(names, row)),
+    close: () => "",
+    empty: () => ""
+  }
+}

@@ -73,7 +73,7 @@ export type EffectRunner = ReturnType<typeof makeEffectRunner>
 const EFFECT_TYPE_ID = Symbol.for("effect/Effect")
 
 /** `Effect.isEffect`, inlined: it runs on every request, and Effect's goes through a dual-arity wrapper. */
-const isEffect = (value: unknown): value is Effect.Effect<unknown, unknown, never> =>
+export const isEffect = (value: unknown): value is Effect.Effect<unknown, unknown, never> =>
   ((typeof value === "object" && value !== null) || typeof value === "function") && EFFECT_TYPE_ID in value
 
 /** A handler's value, promise or Effect, as a plain value or promise. */

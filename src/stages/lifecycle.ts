@@ -1,11 +1,13 @@
 import { StoredResult } from "./storedResult.js"
 import { CLIENT_CLOSED_STATUS, ClientClosed } from "../domain/clientClosed.js"
-import type { ServeError } from "../domain/errors.js"
+import { toErrorResponse } from "../domain/envelope.js"
+import { type ServeError, toServeError } from "../domain/errors.js"
 import type { QueryTransport, ServeQueryEvent } from "../domain/event.js"
 import type { ServeRequest } from "../domain/http.js"
 import { callObserver } from "../domain/observer.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import type { ServeQueryLogger } from "./events.js"
+import { RowStream } from "./rowStream.js"
 
 /** The facts of one endpoint execution that events and hooks report. */
 export interface ExecutionRecord {
@@ -62,6 +64,13 @@ const clientClosure = (request: ServeRequest): ClientClosed | undefined => {
   return reason instanceof ClientClosed ? reason : undefined
 }
 
+/** The rows of an answer: an array's, or a page's `data`; undefined for anything else (a stored result is not parsed for it). */
+const rowCount = (result: unknown): number | undefined => {
+  if (Array.isArray(result)) return result.length
+  const data = typeof result === "object" && result !== null && "page" in result ? (result as { readonly data?: unknown }).data : undefined
+  return Array.isArray(data) ? data.length : undefined
+}
+
 /** A hook that fails (throws, or rejects) is reported and never changes the response. */
 const callHook = <A>(name: string, hook: ((arg: A) => void) | undefined, arg: A): void => {
   if (hook !== undefined) callObserver(`[queryserve] ${name} hook threw`, hook, arg)
@@ -108,8 +117,29 @@ export class Lifecycle {
     }
   }
 
-  /** `cacheStatus` is set on endpoints the result cache serves: the event then carries `cacheHit`. */
+  /**
+   * `cacheStatus` is set on endpoints the result cache serves: the event then carries `cacheHit`. A
+   * streamed answer is reported when its last row was sent, or as failed when it was cut.
+   */
   completed(record: ExecutionRecord, input: unknown, status: number, result: unknown, cacheStatus: "HIT" | "MISS" | undefined): void {
+    if (result instanceof RowStream) {
+      return result.onEnd(({ rows, error }) => {
+        if (error === undefined) return this.answered(record, input, status, undefined, cacheStatus, rows)
+        const failure = toServeError(error)
+        this.failed(record, input, toErrorResponse(failure).status, failure)
+      })
+    }
+    this.answered(record, input, status, result, cacheStatus, rowCount(result))
+  }
+
+  private answered(
+    record: ExecutionRecord,
+    input: unknown,
+    status: number,
+    result: unknown,
+    cacheStatus: "HIT" | "MISS" | undefined,
+    rows: number | undefined
+  ): void {
     const durationMs = performance.now() - record.startedAt
     const closure = clientClosure(record.request)
     if (closure !== undefined) return this.ended(record, input, durationMs, CLIENT_CLOSED_STATUS, closure)
@@ -123,7 +153,7 @@ export class Lifecycle {
     else if (this.logger.listenerCount > 0) {
       // When every listener is one of queryserve's own, none reads `result`: a stored one is left out (no getter to define).
       const readable = result instanceof StoredResult && (this.logger.resultReaderCount ?? 1) === 0 ? undefined : result
-      this.logger.emit(this.finalEvent(record, "completed", durationMs, input, status, readable, undefined, cacheHit))
+      this.logger.emit(this.finalEvent(record, "completed", durationMs, input, status, readable, undefined, cacheHit, rows))
     }
   }
 
@@ -165,7 +195,7 @@ export class Lifecycle {
     const meter = this.logger.meter
     if (meter !== undefined) meter.finished(record, status, durationMs, undefined, error)
     else if (this.logger.listenerCount > 0) {
-      this.logger.emit(this.finalEvent(record, "error", durationMs, input, status, undefined, error, undefined))
+      this.logger.emit(this.finalEvent(record, "error", durationMs, input, status, undefined, error, undefined, undefined))
     }
   }
 
@@ -177,7 +207,8 @@ export class Lifecycle {
     responseStatus: number,
     result: unknown,
     error: Error | undefined,
-    cacheHit: boolean | undefined
+    cacheHit: boolean | undefined,
+    rows: number | undefined
   ): ServeQueryEvent {
     // Built in three steps so that `result` keeps its place among the keys; the steps' shapes are shared by all events.
     const event: { -readonly [K in keyof ServeQueryEvent]: ServeQueryEvent[K] } = {
@@ -196,6 +227,7 @@ export class Lifecycle {
     withResult(event, result)
     event.error = error
     event.cacheHit = cacheHit
+    event.rows = rows
     return event
   }
 }

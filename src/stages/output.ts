@@ -4,8 +4,9 @@ import { type CompressedBodies, getHeader } from "../domain/http.js"
 import { isPromiseLike, type MaybePromise } from "../domain/maybePromise.js"
 import { cacheControl, ifNoneMatchHits, strongEtag } from "./httpCache.js"
 import type { RequestContext } from "./context.js"
-import { CONTENT_TYPES, type OutputFormat, type Representation, toCsv, toNdjson } from "./formats.js"
+import { CONTENT_TYPES, type OutputFormat, type Representation, rowWriter, toCsv, toNdjson } from "./formats.js"
 import type { EndpointPlan } from "./plan.js"
+import { RowStream, type StreamedBody } from "./rowStream.js"
 
 /** The response of a successful execution before the request id and CORS headers are added. */
 export interface ShapedOutput {
@@ -14,6 +15,8 @@ export interface ShapedOutput {
   readonly body: string | null
   /** Where the adapters keep the body's compressed forms: set when the body is a cached entry's JSON text. */
   readonly compressed?: CompressedBodies
+  /** A streamed answer's rows (`body` is then null). */
+  readonly streamed?: StreamedBody
 }
 
 const bigintSafe = (_key: string, value: unknown): unknown =>
@@ -23,7 +26,7 @@ const bigintSafe = (_key: string, value: unknown): unknown =>
  * JSON text of a value, or undefined for one JSON has no text for (a function, a symbol, a `toJSON`
  * giving undefined). BigInt (common from SQL drivers) becomes a number, or a string when too large.
  */
-const jsonTextOf = (value: unknown): string | undefined => {
+export const jsonTextOf = (value: unknown): string | undefined => {
   try {
     return JSON.stringify(value) as string | undefined
   } catch (error) {
@@ -42,11 +45,15 @@ export const serializeJson = (value: unknown): string => {
 const serialize = (format: OutputFormat, value: unknown): string =>
   format === "json" ? serializeJson(value) : format === "csv" ? toCsv(value) : toNdjson(value, jsonTextOf)
 
+/** What CSV and NDJSON hold of a result: a page's rows alone, without the page. */
+const rowsOf = (plan: EndpointPlan, value: unknown): unknown =>
+  plan.page !== undefined && typeof value === "object" && value !== null ? (value as { readonly data?: unknown }).data : value
+
 /** The result's text in `representation`: a cached entry's JSON text as it is stored. */
-const bodyIn = (representation: Representation, value: unknown, stored: StoredResult | undefined): string =>
-  stored === undefined
-    ? serialize(representation.format, value)
-    : representation.format === "json" ? stored.json : serialize(representation.format, stored.parse())
+const bodyIn = (plan: EndpointPlan, representation: Representation, value: unknown, stored: StoredResult | undefined): string =>
+  representation.format === "json"
+    ? stored === undefined ? serializeJson(value) : stored.json
+    : serialize(representation.format, rowsOf(plan, stored === undefined ? value : stored.parse()))
 
 /** What an in-process `execute` gets: the status only, the value itself is returned unserialized. */
 const IN_PROCESS_OK: ShapedOutput = { status: 200, headers: Object.freeze({}), body: null }
@@ -89,15 +96,16 @@ export const shapeOutput = (
     if (cache !== undefined) headers["cache-control"] = cache
     return { status: 204, headers, body: null }
   }
+  if (value instanceof RowStream) return streamedOutput(ctx, headers, cache, value, representation)
   const stored = value instanceof StoredResult ? value : undefined
   let body: string
   try {
-    body = bodyIn(representation, value, stored)
+    body = bodyIn(plan, representation, value, stored)
   } catch (error) {
     // CSV or NDJSON cannot hold this result, and Accept takes JSON too: JSON it is, not a 406.
     if (!(error instanceof NotAcceptable && representation.orJson !== undefined)) throw error
     representation = representation.orJson
-    body = bodyIn(representation, value, stored)
+    body = bodyIn(plan, representation, value, stored)
   }
   // A cached entry's JSON text goes out as it is stored: its ETag and compressed forms are kept with it.
   const entry = stored !== undefined && body === stored.json ? stored : undefined
@@ -117,4 +125,45 @@ export const shapeOutput = (
   return isPromiseLike(etag)
     ? etag.then((tag) => validated(ctx, headers, body, tag, compressed))
     : validated(ctx, headers, body, etag, compressed)
+}
+
+/** The opening of a streamed answer in `representation` from its first row (`first`: none when `done`). */
+const openingOf = (representation: Representation, first: IteratorResult<unknown>, stream: RowStream): StreamedBody => {
+  const writer = rowWriter(representation.format, jsonTextOf)
+  return first.done === true
+    ? { stream, writer, opening: writer.empty(), more: false }
+    : { stream, writer, opening: writer.first(first.value), more: true }
+}
+
+/**
+ * A streamed answer, once its first row is read: an error before it, or a first row the format
+ * cannot hold, is answered as any failure is (the stream is then ended). It is never validated
+ * (no ETag) and never stored; it has no Content-Length.
+ */
+const streamedOutput = (
+  ctx: RequestContext,
+  headers: Record<string, string>,
+  cache: string | undefined,
+  stream: RowStream,
+  representation: Representation
+): Promise<ShapedOutput> => {
+  stream.request = ctx.request
+  return stream.start(ctx.signal).then((first) => {
+    let streamed: StreamedBody
+    try {
+      try {
+        streamed = openingOf(representation, first, stream)
+      } catch (error) {
+        if (!(error instanceof NotAcceptable && representation.orJson !== undefined)) throw error
+        representation = representation.orJson
+        streamed = openingOf(representation, first, stream)
+      }
+    } catch (error) {
+      stream.cancel(error)
+      throw error
+    }
+    headers["content-type"] = CONTENT_TYPES[representation.format]
+    if (cache !== undefined) headers["cache-control"] = cache
+    return { status: 200, headers, body: null, streamed }
+  })
 }

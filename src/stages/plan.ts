@@ -28,6 +28,14 @@ export interface EndpointPlan extends GuardPlan {
   readonly resultCached: boolean
   /** On result-cached endpoints: the inputs validated so far, by their raw text. */
   readonly inputMemo: InputMemo | undefined
+  /** On paginated endpoints: their page sizes (`input` and `output` then describe the paged shapes). */
+  readonly page: PagePlan | undefined
+}
+
+/** The page sizes of a paginated endpoint, defaults applied. */
+export interface PagePlan {
+  readonly defaultLimit: number
+  readonly maxLimit: number
 }
 
 /** One route: the endpoint's own, or an extra one added with `builder.route`. */

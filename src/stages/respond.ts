@@ -4,6 +4,7 @@ import { HEAD_OF, type HeadResponse, type ServeResponse } from "../domain/http.j
 import type { RequestContext } from "./context.js"
 import { CONTENT_TYPES } from "./formats.js"
 import type { ShapedOutput } from "./output.js"
+import { STREAMED, type StreamedResponse } from "./rowStream.js"
 
 /** The outcome of one endpoint execution, before it is turned into a response or a thrown error. */
 export type Settled =
@@ -72,6 +73,14 @@ export const toResponse = (
   if (!settled.ok) return errorResponse(settled.error, requestId, corsHeaders, settled.ctx)
   const { output, ctx } = settled
   const headers = finishHeaders(output.headers, requestId, corsHeaders, ctx.responseHeaders)
+  if (output.streamed !== undefined) {
+    // A HEAD answer takes the headers alone: its rows are never read.
+    if (head) output.streamed.stream.cancel(new Error("HEAD request: the rows are not sent"))
+    const answer: StreamedResponse = head
+      ? { status: output.status, headers, body: null }
+      : { status: output.status, headers, body: null, [STREAMED]: output.streamed }
+    return answer
+  }
   if (head) {
     const answer: HeadResponse = { status: output.status, headers, body: null, [HEAD_OF]: output.body }
     return answer

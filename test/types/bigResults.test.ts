@@ -1,0 +1,52 @@
+import { createClient, defineServe, initServe, type QueryInput, type QueryOutput } from "queryserve"
+import { describe, expectTypeOf, it } from "vitest"
+import { z } from "zod"
+
+// Checked by `tsc --noEmit`: paginated and streamed answers as callers see them.
+
+const { query } = initServe({})
+const Row = z.object({ id: z.number(), region: z.string() })
+
+const orders = query
+  .input(z.object({ region: z.string().optional() }))
+  .output(z.array(Row))
+  .paginate({ maxLimit: 500 })
+  .query(({ ctx }) => {
+    expectTypeOf(ctx.page).toEqualTypeOf<{ readonly limit: number; readonly offset: number }>()
+    return [{ id: ctx.page.offset, region: "eu" }]
+  })
+
+const pagedFirst = query.paginate().output(z.array(Row)).query(() => [])
+
+async function* rows() {
+  yield { id: 1, region: "eu" }
+}
+const exported = query.query(() => rows())
+
+const api = defineServe({ queries: { orders, pagedFirst, exported } })
+
+type Wrapped = {
+  readonly data: Array<{ id: number; region: string }>
+  readonly page: { readonly limit: number; readonly nextCursor: string | null; readonly hasMore: boolean }
+}
+
+describe("paginated and streamed query types", () => {
+  it("wraps a paginated query's output in a page, whichever of paginate and output comes first", () => {
+    expectTypeOf<QueryOutput<typeof orders>>().toEqualTypeOf<Wrapped>()
+    expectTypeOf<QueryOutput<typeof pagedFirst>>().toEqualTypeOf<Wrapped>()
+  })
+
+  it("takes limit and cursor besides the query's own input", () => {
+    expectTypeOf<QueryInput<typeof orders>>().toMatchTypeOf<{ region?: string; limit?: number; cursor?: string }>()
+  })
+
+  it("gives a streamed answer's wire type as the array of its rows", () => {
+    expectTypeOf<QueryOutput<typeof exported>>().toEqualTypeOf<Array<{ id: number; region: string }>>()
+  })
+
+  it("types the client's answers the same way", () => {
+    const client = createClient<typeof api>({ baseUrl: "http://127.0.0.1:1/api/analytics" })
+    expectTypeOf(client.orders).returns.resolves.toHaveProperty("page")
+    expectTypeOf(client.exported).returns.resolves.toEqualTypeOf<Array<{ id: number; region: string }>>()
+  })
+})
