@@ -11,7 +11,7 @@ import type { ServeDefinition } from "../config/definition.js"
 import { toErrorResponse } from "../domain/envelope.js"
 import { NotFound, type ServeError, ServeHttpError, shuttingDown, toServeError } from "../domain/errors.js"
 import type { QueryTransport } from "../domain/event.js"
-import { getHeader, type ServeRequest, type ServeResponse } from "../domain/http.js"
+import { getHeader, type HttpMethod, type ServeRequest, type ServeResponse } from "../domain/http.js"
 import { andThen, type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
 import { Metrics } from "../metrics/Metrics.js"
 import { metricsRoute } from "../metrics/route.js"
@@ -84,7 +84,8 @@ const makePipeline = (
     const next = new Router<RouteTarget>()
     const plans = compileRoutes(definition, stages.rateLimitStore)
     byKey.clear()
-    const getRoutes: Array<{ readonly path: string; readonly endpoint: CompiledEndpoint }> = []
+    // Routes that also answer at `.csv` and `.ndjson`: every GET, and the routes whose answers are pages (a dataset query is a POST).
+    const suffixed: Array<{ readonly method: HttpMethod; readonly path: string; readonly endpoint: CompiledEndpoint }> = []
     for (const route of plans) {
       let compiled = byKey.get(route.endpoint.info.key)
       if (compiled === undefined) {
@@ -99,15 +100,15 @@ const makePipeline = (
         byKey.set(plan.info.key, compiled)
       }
       next.add(route.method, route.path, { endpoint: compiled })
-      if (route.method === "GET") getRoutes.push({ path: route.path, endpoint: compiled })
+      if (route.method === "GET" || route.endpoint.answersPages) suffixed.push({ method: route.method, path: route.path, endpoint: compiled })
     }
     for (const route of staticRoutes()) {
       if (route.yields !== true || next.find(route.method, route.path) === undefined) next.add(route.method, route.path, { static: route })
     }
-    for (const { path, endpoint } of getRoutes) {
+    for (const { method, path, endpoint } of suffixed) {
       for (const [suffix, representation] of FORMAT_SUFFIXES) {
         // A route of that exact name (a query key ending in ".csv") keeps priority.
-        if (next.find("GET", path + suffix) === undefined) next.add("GET", path + suffix, { endpoint, representation })
+        if (next.find(method, path + suffix) === undefined) next.add(method, path + suffix, { endpoint, representation })
       }
     }
     router = next

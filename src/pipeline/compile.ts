@@ -1,5 +1,6 @@
 import type { ServeDefinition } from "../config/definition.js"
 import type { AnyQueryConfig, AuthStrategy, EndpointInfo, ServeMiddleware } from "../domain/config.js"
+import { DATASET_QUERY_PREFIX } from "../datasets/endpoints.js"
 import { joinPath } from "../domain/paths.js"
 import { withApiStore } from "../middleware/rateLimit.js"
 import type { RateLimitStoreService } from "../services/RateLimitStore.js"
@@ -93,7 +94,8 @@ const compileEndpoint = (
     invoke: page === undefined ? invoke : pagedInvoker(key, invoke),
     resultCached,
     inputMemo: resultCached ? new InputMemo() : undefined,
-    page
+    page,
+    answersPages: page !== undefined || key.startsWith(DATASET_QUERY_PREFIX)
   }
 }
 

@@ -47,7 +47,7 @@ const serialize = (format: OutputFormat, value: unknown): string =>
 
 /** What CSV and NDJSON hold of a result: a page's rows alone, without the page. */
 const rowsOf = (plan: EndpointPlan, value: unknown): unknown =>
-  plan.page !== undefined && typeof value === "object" && value !== null ? (value as { readonly data?: unknown }).data : value
+  plan.answersPages && typeof value === "object" && value !== null ? (value as { readonly data?: unknown }).data : value
 
 /** The result's text in `representation`: a cached entry's JSON text as it is stored. */
 const bodyIn = (plan: EndpointPlan, representation: Representation, value: unknown, stored: StoredResult | undefined): string =>

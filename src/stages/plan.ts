@@ -30,6 +30,8 @@ export interface EndpointPlan extends GuardPlan {
   readonly inputMemo: InputMemo | undefined
   /** On paginated endpoints: their page sizes (`input` and `output` then describe the paged shapes). */
   readonly page: PagePlan | undefined
+  /** Its answers are `{ data, page }` (paginated endpoints, dataset queries): CSV and NDJSON carry the rows of `data`. */
+  readonly answersPages: boolean
 }
 
 /** The page sizes of a paginated endpoint, defaults applied. */

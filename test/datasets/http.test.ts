@@ -130,6 +130,26 @@ describe("POST {basePath}/datasets/{name}", () => {
   })
 })
 
+describe("formats", () => {
+  it("answers the rows of the page alone as CSV or NDJSON, by suffix or by Accept", async () => {
+    const api = makeApi()
+    const csv = await post(api, "orders", revenueByRegion, "acme", "/api/analytics/datasets/orders.csv")
+    expect(csv.status).toBe(200)
+    expect(csv.headers["content-type"]).toMatch(/^text\/csv/)
+    const json = JSON.parse((await post(api, "orders", revenueByRegion, "acme")).body!)
+    const lines = csv.body!.trim().split(/\r?\n/)
+    expect(lines[0]).toBe("region,revenue,orders")
+    expect(lines).toHaveLength(json.data.length + 1)
+    const ndjson = await api.handler({
+      method: "POST",
+      path: "/api/analytics/datasets/orders",
+      headers: { "x-api-key": "acme", "content-type": "application/json", accept: "application/x-ndjson" },
+      body: JSON.stringify(revenueByRegion)
+    })
+    expect(ndjson.body!.trim().split("\n").map((line) => JSON.parse(line))).toEqual(json.data)
+  })
+})
+
 describe("the catalogue", () => {
   it("GET {basePath}/datasets lists the datasets the caller may query", async () => {
     const api = makeApi()
