@@ -5,6 +5,7 @@ import { TransportRequest } from "../domain/transportRequest.js"
 import { andThen, type MaybePromise } from "../domain/maybePromise.js"
 import { serializeJson } from "../stages/output.js"
 import type { EndpointPlan } from "../stages/plan.js"
+import { collectRows, RowStream } from "../stages/rowStream.js"
 import type { ExecutionOutcome, PipelineService } from "../services/Pipeline.js"
 import { INPUT_FIELD, type McpTool, RESULT_FIELD, type ToolCatalogue, type ToolDescriptor } from "./tools.js"
 
@@ -108,6 +109,21 @@ const toToolResult = (tool: McpTool, result: unknown): ToolResult => {
   return { content, structuredContent: value as Record<string, unknown>, [ENCODED]: `${textJson},"structuredContent":${text}}` }
 }
 
+/** Most rows of a streamed answer a tool result carries: a tool result is one message, not a stream. */
+export const MAX_STREAMED_ROWS = 1_000
+
+/** A streamed answer as a tool result: its first rows, saying so when there were more (the stream is then cancelled). */
+const toStreamedToolResult = (tool: McpTool, stream: RowStream): Promise<ToolResult> =>
+  collectRows(stream, MAX_STREAMED_ROWS).then(({ rows, truncated }) => {
+    const result = toToolResult(tool, rows)
+    if (!truncated) return result
+    const note = `Only the first ${MAX_STREAMED_ROWS} rows are given here; the answer has more. Its HTTP route streams all of them.`
+    return {
+      content: [...result.content, { type: "text", text: note }],
+      ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent })
+    }
+  })
+
 const hasKeys = (args: Readonly<Record<string, unknown>>): boolean => {
   for (const _key in args) return true
   return false
@@ -157,9 +173,9 @@ export const makeToolHandlers = (pipeline: PipelineService, catalogue: ToolCatal
         input: target.input,
         // The endpoint's strategies run in its stages, told its endpoint, as for a request to its route.
         auth: tool.public ? null : undefined,
-        encode: (value) => toToolResult(tool, value)
+        encode: (value) => (value instanceof RowStream ? toStreamedToolResult(tool, value) : toToolResult(tool, value))
       })
-      return andThen(outcome, (settled) => (settled.ok ? (settled.value as ToolResult) : toErrorResult(settled)))
+      return andThen(outcome, (settled) => (settled.ok ? (settled.value as MaybePromise<ToolResult>) : toErrorResult(settled)))
     }
   }
 }

@@ -50,3 +50,45 @@ describe("MCP batches", () => {
     expect(() => makeApi(0)).toThrow(/mcp.maxBatch must be a whole number/)
   })
 })
+
+describe("MCP and streamed answers", () => {
+  const streamingApi = (count: number) => {
+    const closed = { done: false }
+    const api = defineServe({
+      queries: {
+        rows: {
+          query: async function*() {
+            try {
+              for (let i = 0; i < count; i++) yield { i }
+            } finally {
+              closed.done = true
+            }
+          }
+        }
+      },
+      mcp: true
+    })
+    return { api, closed }
+  }
+  const callRows = (handler: Parameters<typeof mcpPost>[0]) => mcpPost(handler, rpc("tools/call", { name: "rows", arguments: {} }))
+
+  it("a streamed answer of at most 1,000 rows is given whole", async () => {
+    const { api } = streamingApi(3)
+    const { json } = await callRows(api.handler)
+    const result = (json as { result: { content: Array<{ text: string }> } }).result
+    expect(JSON.parse(result.content[0]!.text)).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }])
+    expect(result.content).toHaveLength(1)
+  })
+
+  it("a longer one gives its first 1,000 rows, says so, and stops the stream", async () => {
+    const { api, closed } = streamingApi(5_000)
+    const { json } = await callRows(api.handler)
+    const result = (json as { result: { isError?: boolean; content: Array<{ text: string }> } }).result
+    expect(result.isError).toBeUndefined()
+    const rows = JSON.parse(result.content[0]!.text) as Array<{ i: number }>
+    expect(rows).toHaveLength(1_000)
+    expect(rows.at(-1)).toEqual({ i: 999 })
+    expect(result.content[1]!.text).toMatch(/Only the first 1000 rows are given here/)
+    expect(closed.done).toBe(true)
+  })
+})
