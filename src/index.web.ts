@@ -25,6 +25,7 @@ export type { CallOptions, ClientCall, ClientOptions, DatasetClient, DatasetsOf,
 export { ServeClientError } from "./client/ServeClientError.js"
 
 export type { AnyQueryConfig, AuthStrategy, EndpointInfo, ExecutableQuery, LegacyQuery, QueryResolver, RunnableQuery, ServeAuthContext, ServeContext, ServeContextFactory, ServeMiddleware, ServeQueriesMap, ServeQueryConfig, ServeQueryEntry, TenantConfig, TenantMode, TenantOverride } from "./domain/config.js"
+export type { PageInput, PageWindow, PaginateOptions } from "./domain/config.js"
 export type { ServeLifecycleHooks } from "./stages/lifecycle.js"
 export type { ResultCacheOptions } from "./cache/options.js"
 export type { McpOptions } from "./mcp/options.js"

@@ -36,7 +36,8 @@ const RESPONSE_HEADERS: Readonly<Record<string, HeaderObject>> = {
   "X-RateLimit-Limit": integer("Requests allowed per window."),
   "X-RateLimit-Remaining": integer("Requests left in the current window."),
   "X-RateLimit-Reset": integer("Seconds until the window resets."),
-  "Retry-After": integer("Seconds until the window resets.")
+  "Retry-After": integer("Seconds until the window resets."),
+  Link: text("The next page of a paginated answer: `<…?cursor=…>; rel=\"next\"`, sent while there are more rows.")
 }
 
 /** Names the `rateLimit` middleware documents on the answers of the endpoints it guards. */
