@@ -110,7 +110,7 @@ const toToolResult = (tool: McpTool, result: unknown): ToolResult => {
 }
 
 /** Most rows of a streamed answer a tool result carries: a tool result is one message, not a stream. */
-export const MAX_STREAMED_ROWS = 1_000
+const MAX_STREAMED_ROWS = 1_000
 
 /** A streamed answer as a tool result: its first rows, saying so when there were more (the stream is then cancelled). */
 const toStreamedToolResult = (tool: McpTool, stream: RowStream): Promise<ToolResult> =>

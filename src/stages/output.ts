@@ -26,7 +26,7 @@ const bigintSafe = (_key: string, value: unknown): unknown =>
  * JSON text of a value, or undefined for one JSON has no text for (a function, a symbol, a `toJSON`
  * giving undefined). BigInt (common from SQL drivers) becomes a number, or a string when too large.
  */
-export const jsonTextOf = (value: unknown): string | undefined => {
+const jsonTextOf = (value: unknown): string | undefined => {
   try {
     return JSON.stringify(value) as string | undefined
   } catch (error) {

@@ -11,7 +11,7 @@ import type { RowWriter } from "./formats.js"
 import { isRowSource, type RowSource, rowIterator } from "./rowSource.js"
 
 /** How a streamed answer ended: every row sent, or cut by an error, the client leaving or a timeout. */
-export interface StreamOutcome {
+interface StreamOutcome {
   readonly rows: number
   /** Undefined when every row was sent. */
   readonly error?: unknown
