@@ -1,7 +1,7 @@
 import type { Page } from "./Page.js"
 
-// Typed loosely until the dataset model's own types can say, per dataset, which dimensions, grains,
-// measures and filter values it takes and which row keys an answer has: the client's only copy.
+// The shape of any dataset query and answer, for an API whose type does not say its datasets. With
+// datasets in the API's type, createDatasetClient and useDataset type them by the model instead.
 
 export type DatasetFilterOp = "eq" | "neq" | "in" | "notIn" | "gt" | "gte" | "lt" | "lte" | "between" | "contains" | "isNull"
 

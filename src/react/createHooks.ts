@@ -7,7 +7,8 @@ import {
   type UseQueryOptions,
   type UseQueryResult
 } from "@tanstack/react-query"
-import { type ClientOptions, createTransport, type QueriesOf } from "../client/createClient.js"
+import { type ClientOptions, createTransport, type DatasetsOf, type QueriesOf } from "../client/createClient.js"
+import type { DatasetQuery as DatasetQueryOf, DatasetResult } from "../datasets/query.js"
 import type { DatasetAnswer, DatasetQuery } from "../client/DatasetQuery.js"
 import type { Page } from "../client/Page.js"
 import type { ServeClientError } from "../client/ServeClientError.js"
@@ -40,7 +41,21 @@ type InputThenOptions<I, O> = TakesNothing<I> extends true ? [input?: I, options
 /** The pages `useInfiniteQuery` holds: each a `{ data, page }` answer, with the cursor that asked for it. */
 export type Pages<TPage> = InfiniteData<TPage, string | undefined>
 
-export interface ServeHooks<Q> {
+/** `useDataset` for an API whose type does not say its datasets: name, query and rows loosely typed. */
+type UntypedUseDataset = <TSelected = DatasetAnswer>(
+  name: string,
+  query: DatasetQuery,
+  options?: HookQueryOptions<DatasetAnswer, TSelected, readonly [`dataset:${string}`, DatasetQuery]>
+) => UseQueryResult<TSelected, ServeClientError>
+
+/** `useDataset` for an API with datasets: their names, fields named by the model, rows typed by the query. */
+type TypedUseDataset<D> = <N extends keyof D & string, const DQ extends DatasetQueryOf<D[N]>, TSelected = DatasetResult<D[N], DQ>>(
+  name: N,
+  query: DQ,
+  options?: HookQueryOptions<DatasetResult<D[N], DQ>, TSelected, readonly [`dataset:${N}`, DQ]>
+) => UseQueryResult<TSelected, ServeClientError>
+
+export interface ServeHooks<Q, D = {}> {
   /** One query's answer, cached under `[key, input]`. */
   readonly useQuery: <K extends keyof Q & string, TSelected = QueryOutput<Q[K]>>(
     key: K,
@@ -58,11 +73,7 @@ export interface ServeHooks<Q> {
     >
   ) => UseInfiniteQueryResult<TSelected, ServeClientError>
   /** A dataset's answer to `query` (`POST {baseUrl}/datasets/{name}`), cached under `["dataset:" + name, query]`. */
-  readonly useDataset: <TSelected = DatasetAnswer>(
-    name: string,
-    query: DatasetQuery,
-    options?: HookQueryOptions<DatasetAnswer, TSelected, readonly [`dataset:${string}`, DatasetQuery]>
-  ) => UseQueryResult<TSelected, ServeClientError>
+  readonly useDataset: [keyof D] extends [never] ? UntypedUseDataset : TypedUseDataset<D>
 }
 
 const isPage = (answer: unknown): answer is Page<unknown> => {
@@ -79,7 +90,7 @@ const isPage = (answer: unknown): answer is Page<unknown> => {
  */
 export const createHooks = <TApi extends { readonly queries: ServeQueriesMap }>(
   options: ClientOptions<QueriesOf<TApi>>
-): ServeHooks<QueriesOf<TApi>> => {
+): ServeHooks<QueriesOf<TApi>, DatasetsOf<TApi>> => {
   const transport = createTransport(options)
 
   /** A query whose answer `ask` fetches, aborted by TanStack's signal. */
@@ -121,5 +132,5 @@ export const createHooks = <TApi extends { readonly queries: ServeQueriesMap }>(
   const useDataset = (name: string, query: DatasetQuery, queryOptions?: HookQueryOptions<DatasetAnswer, unknown, ReadonlyArray<unknown>>) =>
     useAnswer(datasetKeyOf(name, query), (signal) => transport.queryDataset(name, query, { signal }), queryOptions)
 
-  return { useQuery, useInfiniteQuery, useDataset } as unknown as ServeHooks<QueriesOf<TApi>>
+  return { useQuery, useInfiniteQuery, useDataset } as unknown as ServeHooks<QueriesOf<TApi>, DatasetsOf<TApi>>
 }

@@ -1,6 +1,6 @@
 import type { InfiniteData } from "@tanstack/react-query"
 import { Schema } from "effect"
-import { defineServe, initServe, type ServeClientError } from "queryserve"
+import { dataset, defineServe, dimension, initServe, measure, type ServeClientError, type SqlExecutor } from "queryserve"
 import { describe, expectTypeOf, it } from "vitest"
 import { z } from "zod"
 import { createHooks, type DatasetAnswer, datasetKeyOf, pagesKeyOf, queryKeyOf } from "../../src/react/index.js"
@@ -90,6 +90,28 @@ describe("createHooks types", () => {
       expectTypeOf(byRegion.error).toEqualTypeOf<ServeClientError | null>()
       // @ts-expect-error an unknown filter op
       hooks.useDataset("orders", { measures: ["revenue"], filters: [{ field: "region", op: "like", value: "e" }] })
+    })
+  })
+
+  it("types useDataset by the model when the API's type has datasets", () => {
+    const Orders = dataset("orders", {
+      source: "orders",
+      tenantKey: "tenant_id",
+      dimensions: { region: dimension.string(), day: dimension.time() },
+      measures: { revenue: measure.sum("amount"), orders: measure.count() }
+    })
+    const sql: SqlExecutor = { dialect: "duckdb", execute: () => Promise.resolve([]) }
+    const withDatasets = defineServe({ queries: {}, tenant: { extract: () => "t" }, datasets: { orders: Orders }, sql })
+    const typed = createHooks<typeof withDatasets>({ baseUrl: "http://localhost" })
+    typesOnly(() => {
+      const monthly = typed.useDataset("orders", { dimensions: ["day.month"], measures: ["revenue", "orders"] })
+      expectTypeOf(monthly.data?.data).toEqualTypeOf<
+        ReadonlyArray<{ readonly "day.month": string | null; readonly revenue: number | null; readonly orders: number }> | undefined
+      >()
+      // @ts-expect-error a dataset the API does not serve
+      typed.useDataset("customers", { measures: ["revenue"] })
+      // @ts-expect-error a measure the model does not have
+      typed.useDataset("orders", { measures: ["profit"] })
     })
   })
 
