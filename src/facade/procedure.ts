@@ -70,6 +70,11 @@ export interface ProcedureBuilder<
   requireScope(...scopes: ReadonlyArray<string>): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
   public(): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
   tenant(config: TenantOverride<TAuth> | false): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
+  /**
+   * Tenant-scoped, but a caller without a tenant is let through unscoped (`ctx.tenantId` null) instead
+   * of refused: `tenant({ ...config, required: false })`, over a tenant config given before.
+   */
+  tenantOptional(config?: TenantOverride<TAuth>): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
   custom(metadata: Readonly<Record<string, unknown>>): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
   /** `.mcp(false)` keeps the endpoint out of the MCP tools; it stays an HTTP endpoint. */
   mcp(enabled: boolean): ProcedureBuilder<TInput, TCallerInput, TOut, TAuth, TContext>
@@ -130,6 +135,10 @@ class Procedure {
   }
   public() { return this.with({ requiresAuth: false }) }
   tenant(config: TenantOverride | false) { return this.with({ tenant: config }) }
+  tenantOptional(config?: TenantOverride) {
+    const before = this.config.tenant === false ? undefined : this.config.tenant
+    return this.with({ tenant: { ...before, ...config, required: false } })
+  }
   custom(metadata: Readonly<Record<string, unknown>>) { return this.with({ custom: { ...this.config.custom, ...metadata } }) }
   mcp(enabled: boolean) { return this.with({ mcp: enabled }) }
   use(...middlewares: ReadonlyArray<ServeMiddleware>) {

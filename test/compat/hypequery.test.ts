@@ -4,7 +4,7 @@
  */
 import { createServer, IncomingMessage, type ServerResponse } from "node:http"
 import { Socket } from "node:net"
-import { apiKeyAuth, createNodeHandler, defineServe, makeMemoryRateLimitStore, rateLimit, type ServeContext, type ServeRequest } from "queryserve"
+import { apiKeyAuth, createNodeHandler, defineServe, initServe, makeMemoryRateLimitStore, rateLimit, type ServeAuthContext, type ServeContext, type ServeRequest } from "queryserve"
 import { describe, expect, it, vi } from "vitest"
 
 const get = (path: string, headers: Record<string, string> = {}): ServeRequest =>
@@ -205,5 +205,27 @@ describe("execute(…, { trustedAuth })", () => {
   it("keeps the tenancy: a caller without a tenant is refused", async () => {
     await expect(api.execute("report", { trustedAuth: { id: "root", roles: ["analyst"] } }))
       .rejects.toMatchObject({ status: 403, details: { reason: "missing_tenant" } })
+  })
+})
+
+describe("query.tenantOptional()", () => {
+  it("lets a caller without a tenant through unscoped, and still scopes a caller with one", async () => {
+    const { query, define } = initServe({
+      auth: ({ request }): ServeAuthContext => {
+        const tenant = request.headers?.["x-tenant"]
+        return typeof tenant === "string" ? { id: "u", tenantId: tenant } : { id: "ops" }
+      },
+      tenant: { extract: (auth) => auth?.tenantId }
+    })
+    const api = define({
+      queries: {
+        optional: query.tenantOptional().query(({ ctx }) => ({ tenant: ctx.tenantId })),
+        required: query.query(({ ctx }) => ({ tenant: ctx.tenantId }))
+      }
+    })
+    const ask = (key: string, headers: Record<string, string> = {}) => api.handler({ method: "GET", path: `/api/analytics/${key}`, headers })
+    expect(JSON.parse((await ask("optional")).body!)).toEqual({ tenant: null })
+    expect(JSON.parse((await ask("optional", { "x-tenant": "acme" })).body!)).toEqual({ tenant: "acme" })
+    expect((await ask("required")).status).toBe(403)
   })
 })
