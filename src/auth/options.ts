@@ -21,3 +21,12 @@ export interface AuthFailureLimitOptions {
   /** Milliseconds an async store call may take before it counts as failed (default 250). */
   readonly storeTimeoutMs?: number
 }
+
+/** `security`: how much a refusal tells the caller. */
+export interface SecurityOptions {
+  /**
+   * A 403 for a missing role or scope also lists the caller's own (`details.actual`), as
+   * @hypequery/serve's option of this name does. Default false: a refusal tells what is required only.
+   */
+  readonly verboseAuthErrors?: boolean
+}

@@ -1,5 +1,5 @@
 import type * as Layer from "effect/Layer"
-import type { AuthFailureLimitOptions } from "../auth/options.js"
+import type { AuthFailureLimitOptions, SecurityOptions } from "../auth/options.js"
 import type { ResultCacheOptions } from "../cache/options.js"
 import type { DocsOptions } from "../docs/options.js"
 import type { AuthStrategy, ServeAuthContext, ServeContextFactory, ServeMiddleware, ServeQueriesMap, TenantConfig } from "../domain/config.js"
@@ -38,6 +38,7 @@ export interface ServeConfig<
   readonly resultCache?: boolean | ResultCacheOptions
   /** Throttle credential guessing per client address (off by default). */
   readonly authFailureLimit?: AuthFailureLimitOptions
+  readonly security?: SecurityOptions
   /** Services for handlers that return an Effect. */
   readonly layer?: Layer.Layer<never, unknown, never>
   /**

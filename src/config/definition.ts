@@ -35,6 +35,8 @@ export interface ServeDefinition {
   readonly hooks: ServeLifecycleHooks
   readonly cors: true | CorsOptions | undefined
   readonly authFailureLimit: AuthFailureLimitOptions | undefined
+  /** `security.verboseAuthErrors`: a 403 tells the caller its own roles or scopes. */
+  readonly verboseAuthErrors: boolean
   readonly docs: DocsPlan
   readonly openapi: OpenApiPlan
   /** undefined when metrics are off. */
@@ -88,6 +90,7 @@ export const normalizeConfig = (config: ServeConfig<ServeQueriesMap, never, neve
     hooks: config.hooks ?? {},
     cors: config.cors,
     authFailureLimit: config.authFailureLimit,
+    verboseAuthErrors: config.security?.verboseAuthErrors === true,
     docs: { ...config.docs, enabled: config.docs?.enabled ?? true, path: config.docs?.path ?? "/docs" },
     openapi: { ...config.openapi, enabled: config.openapi?.enabled ?? true, path: config.openapi?.path ?? "/openapi.json" },
     metrics: normalizeMetrics(basePath, config.metrics),

@@ -35,7 +35,11 @@ export const toErrorResponse = (error: ServeError): ErrorResponse => {
         envelope: envelope(
           "FORBIDDEN",
           error.message,
-          error.required === undefined ? { reason: error.reason } : { reason: error.reason, required: error.required }
+          {
+            reason: error.reason,
+            ...(error.required === undefined ? {} : { required: error.required }),
+            ...(error.actual === undefined ? {} : { actual: error.actual })
+          }
         )
       }
     case "NotFound":

@@ -34,7 +34,13 @@ export class Unauthorized extends Data.TaggedError("Unauthorized")<
 /** `origin_not_allowed`: a browser page of another origin reached the MCP endpoint (DNS rebinding protection). */
 type ForbiddenReason = "missing_role" | "missing_scope" | "missing_tenant" | "origin_not_allowed"
 export class Forbidden extends Data.TaggedError("Forbidden")<
-  { readonly message: string; readonly reason: ForbiddenReason; readonly required?: ReadonlyArray<string> } & WithHeaders
+  {
+    readonly message: string
+    readonly reason: ForbiddenReason
+    readonly required?: ReadonlyArray<string>
+    /** The caller's own roles or scopes, told only under `security.verboseAuthErrors`. */
+    readonly actual?: ReadonlyArray<string>
+  } & WithHeaders
 > {}
 
 /** Unknown route, or (with `allow`) a known path asked with another method: 405. */

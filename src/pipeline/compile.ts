@@ -82,6 +82,7 @@ const compileEndpoint = (
     requiresAuth,
     requiredRoles,
     requiredScopes,
+    verboseAuthErrors: definition.verboseAuthErrors,
     tenant,
     countsAuthFailures: definition.authFailureLimit !== undefined && strategies.length > 0,
     credentialVary: credentials,

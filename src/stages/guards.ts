@@ -14,20 +14,24 @@ export const assertAuthenticated = (auth: ServeAuthContext | null): ServeAuthCon
  */
 const grantedNames = (granted: unknown): ReadonlyArray<unknown> => (Array.isArray(granted) ? granted : nameList(granted))
 
+/** What a refusal tells of the caller's own names: nothing, unless `security.verboseAuthErrors` is on. */
+const actualOf = (granted: ReadonlyArray<unknown>, verbose: boolean | undefined) =>
+  verbose === true ? { actual: granted.filter((name): name is string => typeof name === "string") } : {}
+
 /** The caller needs at least one of `roles`. */
-export const assertAnyRole = (auth: ServeAuthContext | null, roles: ReadonlyArray<string>): void => {
+export const assertAnyRole = (auth: ServeAuthContext | null, roles: ReadonlyArray<string>, verbose?: boolean): void => {
   // A string's own `includes` would match substrings: `"nonadmin"` would grant `admin`.
   const granted = grantedNames(assertAuthenticated(auth).roles)
   if (!roles.some((role) => granted.includes(role))) {
-    throw new Forbidden({ message: `Requires one of the roles: ${roles.join(", ")}`, reason: "missing_role", required: roles })
+    throw new Forbidden({ message: `Requires one of the roles: ${roles.join(", ")}`, reason: "missing_role", required: roles, ...actualOf(granted, verbose) })
   }
 }
 
 /** The caller needs every one of `scopes`. */
-export const assertAllScopes = (auth: ServeAuthContext | null, scopes: ReadonlyArray<string>): void => {
+export const assertAllScopes = (auth: ServeAuthContext | null, scopes: ReadonlyArray<string>, verbose?: boolean): void => {
   const granted = grantedNames(assertAuthenticated(auth).scopes)
   if (!scopes.every((scope) => granted.includes(scope))) {
-    throw new Forbidden({ message: `Requires the scopes: ${scopes.join(", ")}`, reason: "missing_scope", required: scopes })
+    throw new Forbidden({ message: `Requires the scopes: ${scopes.join(", ")}`, reason: "missing_scope", required: scopes, ...actualOf(granted, verbose) })
   }
 }
 
@@ -35,11 +39,13 @@ export interface GuardPlan {
   readonly requiresAuth: boolean
   readonly requiredRoles: ReadonlyArray<string>
   readonly requiredScopes: ReadonlyArray<string>
+  /** A 403 also tells the caller its own roles or scopes (`details.actual`). */
+  readonly verboseAuthErrors?: boolean
 }
 
 /** SPEC order: requireAuth, then roles (OR), then scopes (AND). */
 export const runGuards = (plan: GuardPlan, auth: ServeAuthContext | null): void => {
   if (plan.requiresAuth) assertAuthenticated(auth)
-  if (plan.requiredRoles.length > 0) assertAnyRole(auth, plan.requiredRoles)
-  if (plan.requiredScopes.length > 0) assertAllScopes(auth, plan.requiredScopes)
+  if (plan.requiredRoles.length > 0) assertAnyRole(auth, plan.requiredRoles, plan.verboseAuthErrors)
+  if (plan.requiredScopes.length > 0) assertAllScopes(auth, plan.requiredScopes, plan.verboseAuthErrors)
 }

@@ -229,3 +229,30 @@ describe("query.tenantOptional()", () => {
     expect((await ask("required")).status).toBe(403)
   })
 })
+
+describe("security.verboseAuthErrors", () => {
+  const makeApi = (verbose: boolean) =>
+    defineServe({
+      auth: (): ServeAuthContext => ({ id: "u", roles: ["viewer"], scopes: ["read"] }),
+      security: { verboseAuthErrors: verbose },
+      queries: {
+        admin: { requiredRoles: ["admin"], query: () => ({}) },
+        write: { requiredScopes: ["read", "write"], query: () => ({}) }
+      }
+    })
+  const detailsOf = async (api: ReturnType<typeof makeApi>, key: string) => {
+    const response = await api.handler({ method: "GET", path: `/api/analytics/${key}` })
+    expect(response.status).toBe(403)
+    return JSON.parse(response.body!).error.details
+  }
+
+  it("on: a 403 lists the caller's own roles or scopes as details.actual", async () => {
+    const api = makeApi(true)
+    expect(await detailsOf(api, "admin")).toEqual({ reason: "missing_role", required: ["admin"], actual: ["viewer"] })
+    expect(await detailsOf(api, "write")).toEqual({ reason: "missing_scope", required: ["read", "write"], actual: ["read"] })
+  })
+
+  it("off (the default): a 403 tells only what is required", async () => {
+    expect(await detailsOf(makeApi(false), "admin")).toEqual({ reason: "missing_role", required: ["admin"] })
+  })
+})
