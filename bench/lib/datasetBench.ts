@@ -5,6 +5,7 @@
  * and answer the same `{ data, page }` body.
  */
 import type { Row, SqlDriver } from "../../examples/analytics/sql.js";
+import { type ServeHandler, startNodeServer } from "queryserve";
 import { DEMO_KEY, DEMO_KEY_HEADER } from "./demo.js";
 
 export const DATASET_PATH = "/api/analytics/datasets/orders";
@@ -54,3 +55,20 @@ export const verifyDatasetServer =
       if (status === 200 && !text.startsWith('{"data":[{"region":')) throw new Error(`POST ${path}: no rows in ${text.slice(0, 120)}`);
     }
   };
+
+/** Serves `api` on node:http; stopping stops the server, then the API, then its database pool. */
+export const serveWithPool = async (
+  api: { readonly handler: ServeHandler; dispose(): Promise<void> },
+  closePool: () => Promise<void>,
+  port: number,
+  hostname: string,
+): Promise<{ readonly stop: () => Promise<void> }> => {
+  const server = await startNodeServer(api.handler, { port, hostname, handleSignals: false });
+  return {
+    stop: async () => {
+      await server.stop();
+      await api.dispose();
+      await closePool();
+    },
+  };
+};

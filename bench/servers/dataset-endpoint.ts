@@ -4,9 +4,9 @@
  * a DuckDB database, pool, API keys and tenant config built as servers/dataset-queryserve.ts builds them. No cache.
  */
 import * as Schema from "effect/Schema";
-import { apiKeyAuth, defineServe, type ServeContext, startNodeServer } from "queryserve";
+import { apiKeyAuth, defineServe, type ServeContext } from "queryserve";
 import { duckDbDriver } from "../../examples/analytics/duckdb.js";
-import { ENDPOINT_PATH, revenueByRegion, verifyDatasetServer } from "../lib/datasetBench.js";
+import { ENDPOINT_PATH, revenueByRegion, serveWithPool, verifyDatasetServer } from "../lib/datasetBench.js";
 import { DEMO_KEY_HEADER, demoKeys, openDemoPool } from "../lib/demo.js";
 import { runServer } from "../lib/serverMain.js";
 
@@ -36,13 +36,6 @@ void runServer({
       tenant: { extract: (auth) => auth?.tenantId },
       queryLogging: false,
     });
-    const server = await startNodeServer(api.handler, { port, hostname, handleSignals: false });
-    return {
-      stop: async () => {
-        await server.stop();
-        await api.dispose();
-        await close();
-      },
-    };
+    return serveWithPool(api, close, port, hostname);
   },
 });

@@ -3,10 +3,10 @@
  * POST /api/analytics/datasets/orders, behind the demo's API keys and tenant. CACHE=off (default)
  * runs every query; CACHE=memory turns the result cache on, the dataset kept for a minute (cacheTtlMs).
  */
-import { apiKeyAuth, defineServe, startNodeServer } from "queryserve";
+import { apiKeyAuth, defineServe } from "queryserve";
 import { ordersDataset } from "../../examples/analytics/ordersDataset.js";
 import { duckDbSqlExecutor } from "../../examples/analytics/sqlExecutor.js";
-import { DATASET_PATH, verifyDatasetServer } from "../lib/datasetBench.js";
+import { DATASET_PATH, serveWithPool, verifyDatasetServer } from "../lib/datasetBench.js";
 import { DEMO_KEY_HEADER, demoKeys, openDemoPool } from "../lib/demo.js";
 import { runServer } from "../lib/serverMain.js";
 
@@ -26,13 +26,6 @@ void runServer({
       resultCache: cached,
       queryLogging: false,
     });
-    const server = await startNodeServer(api.handler, { port, hostname, handleSignals: false });
-    return {
-      stop: async () => {
-        await server.stop();
-        await api.dispose();
-        await close();
-      },
-    };
+    return serveWithPool(api, close, port, hostname);
   },
 });

@@ -3,7 +3,6 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Schema } from "effect"
-import { chromium } from "playwright-core"
 import { defineServe, type RunningServer, withSecurityScheme } from "queryserve"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
@@ -11,6 +10,7 @@ import { createAnalyticsApi } from "../../examples/analytics/api.js"
 import { createDemoDatabase, type DemoDatabase } from "../../examples/analytics/dataset.js"
 import { ConnectionPool, duckDbDriver } from "../../examples/analytics/duckdb.js"
 import { createDb } from "../../examples/analytics/sql.js"
+import { launchChromium } from "../support/chromium.js"
 
 const CHROMIUM = "/usr/bin/chromium"
 const available = existsSync(CHROMIUM)
@@ -27,20 +27,7 @@ const endpoints = {
   health: { name: "Service health", requiresAuth: false, query: () => "ok" }
 }
 
-const launch = (userDataDir: string) =>
-  chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync"
-    ]
-  })
+const launch = (userDataDir: string) => launchChromium(CHROMIUM, userDataDir)
 
 describe.skipIf(!available && process.env.CI !== "true")("the docs page in a real browser (Debian chromium, loopback only)", () => {
   let server: RunningServer

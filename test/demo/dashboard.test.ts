@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { findChromium, launchChromium } from "./support/chromium.js"
+import { findChromium, launchChromium } from "../support/chromium.js"
 import { type DemoProcess, startDemo } from "./support/demoProcess.js"
 
 const SCREENSHOT = fileURLToPath(new URL("../../docs/images/dashboard.png", import.meta.url))

@@ -1,7 +1,7 @@
 /** Debian's chromium, headless, through playwright-core: no browser download, nothing but loopback. */
 import { existsSync } from "node:fs"
 import { chromium } from "playwright-core"
-import { missing } from "../../support/testBinaries.js"
+import { missing } from "./testBinaries.js"
 
 const CHROMIUM = "/usr/bin/chromium"
 
