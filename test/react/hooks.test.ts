@@ -40,8 +40,8 @@ const ordersOf = (tenant: unknown) => ORDERS[String(tenant)] ?? []
 let heldStarted: () => void = () => {}
 let heldAborted: () => void = () => {}
 
-/** The cursors the `orderPages` handler was asked with, in order. */
-const cursorsSeen: Array<string | undefined> = []
+/** The offsets the `orderPages` handler was asked for, in order. */
+const offsetsSeen: Array<number> = []
 
 const queries = {
   regionTotal: query
@@ -64,18 +64,13 @@ const queries = {
       heldStarted()
     })
   ),
-  // Paginated by its own handler until `query.paginate` exists: the cursor is the offset as text.
   orderPages: query
-    .input(Schema.Struct({ region: Schema.optional(Schema.String), limit: Schema.NumberFromString, cursor: Schema.optional(Schema.String) }))
+    .input(Schema.Struct({ region: Schema.optional(Schema.String) }))
+    .paginate({ defaultLimit: 2, maxLimit: 10 })
     .query(({ input, ctx }) => {
-      cursorsSeen.push(input.cursor)
+      offsetsSeen.push(ctx.page.offset)
       const rows = ordersOf(ctx.auth?.tenantId).filter((order) => input.region === undefined || order.region === input.region)
-      const offset = input.cursor === undefined ? 0 : Number(input.cursor)
-      const hasMore = offset + input.limit < rows.length
-      return {
-        data: rows.slice(offset, offset + input.limit),
-        page: { limit: input.limit, nextCursor: hasMore ? String(offset + input.limit) : null, hasMore }
-      }
+      return rows.slice(ctx.page.offset, ctx.page.offset + ctx.page.limit + 1)
     })
 }
 
@@ -186,8 +181,8 @@ describe("createHooks against a queryserve server on loopback", () => {
   it("useInfiniteQuery walks the pages by nextCursor, cached under [key, input, \"pages\"]", async () => {
     const { queryClient, wrapper } = provided()
     const hooks = createHooks<typeof api>({ baseUrl, headers: { "x-api-key": "k-acme" }, methods: { orderPages: "GET" } })
-    cursorsSeen.length = 0
-    const { result } = renderHook(() => hooks.useInfiniteQuery("orderPages", { limit: "2" }), { wrapper })
+    offsetsSeen.length = 0
+    const { result } = renderHook(() => hooks.useInfiniteQuery("orderPages", { limit: 2 }), { wrapper })
     await waitFor(() => expect(result.current.isSuccess).toBe(true))
     while (result.current.hasNextPage) {
       const before = result.current.data?.pages.length
@@ -196,14 +191,12 @@ describe("createHooks against a queryserve server on loopback", () => {
     }
     const pages = result.current.data!.pages
     expect(pages.map((page) => page.data.map((order) => order.id))).toEqual([[1, 2], [3, 4], [5]])
-    expect(pages.map((page) => page.page)).toEqual([
-      { limit: 2, nextCursor: "2", hasMore: true },
-      { limit: 2, nextCursor: "4", hasMore: true },
-      { limit: 2, nextCursor: null, hasMore: false }
-    ])
-    expect(result.current.data!.pageParams).toEqual([undefined, "2", "4"])
-    expect(cursorsSeen).toEqual([undefined, "2", "4"])
-    expect(queryClient.getQueryData(pagesKeyOf("orderPages", { limit: "2" }))).toBe(result.current.data)
+    expect(pages.map((page) => [page.page.limit, page.page.hasMore])).toEqual([[2, true], [2, true], [2, false]])
+    expect(pages[2]!.page.nextCursor).toBeNull()
+    // Each next page is asked with the cursor the page before gave: opaque, bound to the input.
+    expect(result.current.data!.pageParams).toEqual([undefined, pages[0]!.page.nextCursor, pages[1]!.page.nextCursor])
+    expect(offsetsSeen).toEqual([0, 2, 4])
+    expect(queryClient.getQueryData(pagesKeyOf("orderPages", { limit: 2 }))).toBe(result.current.data)
   })
 
   it("useInfiniteQuery on a query that answers no page fails with a TypeError saying so, not retried", async () => {
