@@ -137,7 +137,7 @@ const openingOf = (representation: Representation, first: IteratorResult<unknown
 
 /**
  * A streamed answer, once its first row is read: an error before it, or a first row the format
- * cannot hold, is answered as any failure is (the stream is then ended). It is never validated
+ * cannot hold, is answered like every other failure (the stream is then ended). It is never validated
  * (no ETag) and never stored; it has no Content-Length.
  */
 const streamedOutput = (
