@@ -107,23 +107,33 @@ const guarded = (dataset: DatasetModel): Pick<AnyQueryConfig, "requiredRoles" | 
   tags: ["datasets"]
 })
 
-const queryConfig = (dataset: DatasetModel, executor: SqlExecutor): AnyQueryConfig => ({
-  ...guarded(dataset),
-  method: "POST",
-  path: `datasets/${dataset.name}`,
-  summary: `Query the ${dataset.name} dataset`,
-  description: dataset.description,
-  cacheTtlMs: dataset.cacheTtlMs,
-  inputSchema: queryInput(dataset),
-  outputSchema: jsonValue(answerSchema(dataset), asIs),
-  query: ({ input, ctx }: { readonly input: unknown; readonly ctx: ServeContext }) => {
-    const known = typeof input === "object" && input !== null ? checkedBodies.get(input) : undefined
-    const checked = known === undefined ? checkDatasetQuery(dataset, input) : Either.right(known)
-    return Either.isLeft(checked)
-      ? Effect.fail(checked.left)
-      : runDatasetQuery(dataset, checked.right, { executor, tenantId: ctx.tenantId, auth: ctx.auth })
+/** The query configs of dataset queries: their answers are `{ data, page }` pages. */
+const pageAnswering = new WeakSet<AnyQueryConfig>()
+
+/** Whether a query config is a dataset's query route, whose answers are pages (CSV and NDJSON carry their rows). */
+export const answersDatasetPages = (config: AnyQueryConfig): boolean => pageAnswering.has(config)
+
+const queryConfig = (dataset: DatasetModel, executor: SqlExecutor): AnyQueryConfig => {
+  const config: AnyQueryConfig = {
+    ...guarded(dataset),
+    method: "POST",
+    path: `datasets/${dataset.name}`,
+    summary: `Query the ${dataset.name} dataset`,
+    description: dataset.description,
+    cacheTtlMs: dataset.cacheTtlMs,
+    inputSchema: queryInput(dataset),
+    outputSchema: jsonValue(answerSchema(dataset), asIs),
+    query: ({ input, ctx }: { readonly input: unknown; readonly ctx: ServeContext }) => {
+      const known = typeof input === "object" && input !== null ? checkedBodies.get(input) : undefined
+      const checked = known === undefined ? checkDatasetQuery(dataset, input) : Either.right(known)
+      return Either.isLeft(checked)
+        ? Effect.fail(checked.left)
+        : runDatasetQuery(dataset, checked.right, { executor, tenantId: ctx.tenantId, auth: ctx.auth })
+    }
   }
-})
+  pageAnswering.add(config)
+  return config
+}
 
 const entryConfig = (dataset: DatasetModel): AnyQueryConfig => ({
   ...guarded(dataset),

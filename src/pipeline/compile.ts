@@ -1,6 +1,6 @@
 import type { ServeDefinition } from "../config/definition.js"
 import type { AnyQueryConfig, AuthStrategy, EndpointInfo, ServeMiddleware } from "../domain/config.js"
-import { DATASET_QUERY_PREFIX } from "../datasets/endpoints.js"
+import { answersDatasetPages } from "../datasets/endpoints.js"
 import { joinPath } from "../domain/paths.js"
 import { withApiStore } from "../middleware/rateLimit.js"
 import type { RateLimitStoreService } from "../services/RateLimitStore.js"
@@ -96,7 +96,7 @@ const compileEndpoint = (
     resultCached,
     inputMemo: resultCached ? new InputMemo() : undefined,
     page,
-    answersPages: page !== undefined || key.startsWith(DATASET_QUERY_PREFIX)
+    answersPages: page !== undefined || answersDatasetPages(config)
   }
 }
 
