@@ -7,6 +7,7 @@ import { tenantIdOf } from "../tenancy/tenantPlan.js"
 import { RequestContext } from "../stages/context.js"
 import type { ContextHandler } from "../stages/middleware.js"
 import { serializeJson } from "../stages/output.js"
+import { RowStream } from "../stages/rowStream.js"
 import type { EndpointPlan } from "../stages/plan.js"
 import { keySegment, knownInputKey, resultCacheKey } from "./cacheKey.js"
 import { makeMemoryResultCacheStore } from "./memoryResultCacheStore.js"
@@ -42,8 +43,14 @@ type CachedWork = (ctx: RequestContext) => MaybePromise<unknown>
 /** What the run of a flight gave, for the requests waiting on it; it rejects with an AbortedRun when its request was aborted. */
 type Flight = Promise<StoredResult | undefined | typeof PRIVATE>
 
-/** A run whose TTL ended at 0 or null: its result is its request's own, neither stored nor shared. */
+/** A run whose TTL ended at 0 or null, or that answered a stream: its result is its request's own, neither stored nor shared. */
 const PRIVATE = Symbol("private result")
+
+/**
+ * What a run gives its own request: the result as stored, nothing, or a stream of rows, which is
+ * never stored (it is read once, as the client takes it) and is answered streamed.
+ */
+type Kept = StoredResult | RowStream | undefined
 
 /** How a flight fails when its run's own request was aborted: the failure is that request's, not its waiters'. */
 class AbortedRun {
@@ -237,16 +244,17 @@ export class EndpointCache {
         ran = true
         return this.runToStore(ctx, work, key)
       })
-    this.register(key.id, own.then((stored) => (ran ? this.shared(ctx, stored) : stored), (error: unknown) => this.failed(ctx, error)))
-    return own.then((stored) => (ran ? this.answer(stored) : this.hit(ctx, stored)))
+    // A hit is shared as it is: the TTL that let this request look it up still holds, as no handler ran.
+    this.register(key.id, own.then((kept) => this.shared(ctx, kept), (error: unknown) => this.failed(ctx, error)))
+    return own.then((kept) => (!ran && kept instanceof StoredResult ? this.hit(ctx, kept) : this.answer(kept)))
   }
 
   private ttlOf(ctx: RequestContext): number | null {
     return ctx.cacheTtlOverride === undefined ? this.plan.info.cacheTtlMs : ctx.cacheTtlOverride
   }
 
-  private answer(stored: StoredResult | undefined): unknown {
-    return stored === undefined ? undefined : this.hasMiddlewares ? stored.parse() : stored
+  private answer(kept: Kept): unknown {
+    return kept instanceof StoredResult && this.hasMiddlewares ? kept.parse() : kept
   }
 
   private hit(ctx: RequestContext, stored: StoredResult | undefined): unknown {
@@ -268,10 +276,13 @@ export class EndpointCache {
     if (ttl !== null && left < ttl) ctx.cacheTtlOverride = left > 0 ? Math.min(ttl, Math.ceil(left / 1000) * 1000) : 1
   }
 
-  /** What the waiters of this request's run get: its result, unless the handler made it private (TTL 0 or null). */
-  private shared(ctx: RequestContext, stored: StoredResult | undefined): StoredResult | undefined | typeof PRIVATE {
+  /**
+   * What the waiters of this request's run get: its result, unless the handler made it private (TTL
+   * 0 or null) or it is a stream, which only its own request can read.
+   */
+  private shared(ctx: RequestContext, kept: Kept): StoredResult | undefined | typeof PRIVATE {
     const ttl = this.ttlOf(ctx)
-    return ttl === null || ttl <= 0 ? PRIVATE : stored
+    return ttl === null || ttl <= 0 || kept instanceof RowStream ? PRIVATE : kept
   }
 
   /** How a run's failure reaches its waiters: marked when the run's own request was aborted. */
@@ -304,7 +315,7 @@ export class EndpointCache {
     return own.then((result) => this.answer(result))
   }
 
-  private runToStore(ctx: RequestContext, work: CachedWork, key: ResultCacheKey | undefined): MaybePromise<StoredResult | undefined> {
+  private runToStore(ctx: RequestContext, work: CachedWork, key: ResultCacheKey | undefined): MaybePromise<Kept> {
     ctx.cacheStatus = "MISS"
     this.cache.misses++
     const generation = this.cache.generation
@@ -314,9 +325,12 @@ export class EndpointCache {
       : this.keep(ctx, key, generation, result)
   }
 
-  /** The result as the cache holds it; stored unless it is empty, its TTL is now 0 or null, or an invalidation came meanwhile. */
-  private keep(ctx: RequestContext, key: ResultCacheKey | undefined, generation: number, value: unknown): StoredResult | undefined {
-    if (value === undefined) return undefined
+  /**
+   * The result as the cache holds it; stored unless it is empty, a stream (passed on as it is), its
+   * TTL is now 0 or null, or an invalidation came meanwhile.
+   */
+  private keep(ctx: RequestContext, key: ResultCacheKey | undefined, generation: number, value: unknown): Kept {
+    if (value === undefined || value instanceof RowStream) return value
     const json = serializeJson(value)
     const ttl = this.ttlOf(ctx)
     if (ttl === null || ttl <= 0) return new StoredResult(json)
