@@ -12,4 +12,11 @@ export interface ResultCacheOptions {
   readonly maxEntries?: number
   /** Most bytes of the default memory store (default 64 MiB). */
   readonly maxBytes?: number
+  /**
+   * This API's name in the keys of a shared store (Redis) without a `prefix` of its own. Default: a
+   * digest of the base path, the endpoints' keys and methods, and the OpenAPI title and version,
+   * which every process of the API shares. Two APIs that define the same endpoints over different
+   * data must name themselves.
+   */
+  readonly namespace?: string
 }

@@ -3,6 +3,7 @@ import * as Layer from "effect/Layer"
 import { scopedRedisConnection } from "../redis/connection.js"
 import { DEFAULT_STORE_TIMEOUT_MS, withDeadline } from "../domain/storeDeadline.js"
 import { keyPattern } from "./cacheKey.js"
+import { ResultCacheNamespace } from "./cacheNamespace.js"
 import { ResultCacheStore, type ResultCacheStoreService } from "./ResultCacheStore.js"
 import { type ResultCacheKey, StoredResult } from "../stages/storedResult.js"
 
@@ -12,7 +13,11 @@ export interface RedisResultCacheClient {
 }
 
 export interface RedisResultCacheStoreOptions {
-  /** Prepended to every key. Default `queryserve:cache:`. */
+  /**
+   * Prepended to every key. Default `queryserve:cache:<namespace>:`, the namespace naming the API
+   * that uses the store (`resultCache.namespace`, else a digest of its definition); `queryserve:cache:`
+   * for a store made outside an API.
+   */
   readonly prefix?: string
   /**
    * Deadline of each Redis call, ms (default 250). Past it the call counts as failed: a request
@@ -25,6 +30,11 @@ export interface RedisResultCacheStoreOptions {
 export type RedisResultCacheConnection = { readonly url: string } | { readonly client: RedisResultCacheClient }
 
 const DEFAULT_PREFIX = "queryserve:cache:"
+
+/** The options with the default prefix of the API the layer is built for; a prefix given wins. */
+const forApi = (options: RedisResultCacheStoreOptions) =>
+  Effect.map(ResultCacheNamespace, (namespace): RedisResultCacheStoreOptions =>
+    options.prefix !== undefined || namespace === "" ? options : { ...options, prefix: `${DEFAULT_PREFIX}${namespace}:` })
 const SCAN_COUNT = "1000"
 
 /** Backslash before the characters a Redis pattern reads specially, so a prefix matches as written. */
@@ -133,20 +143,22 @@ export const makeRedisResultCacheStore = (
 }
 
 /**
- * A ResultCacheStore in Redis, shared by every process that uses the same Redis and prefix. With
- * `{ url }` the layer opens its own connection (in the background: until it is up, and while it
- * is down, every call fails at once and requests run their queries) and closes it with the layer's
- * scope; with `{ client }` it uses yours as it is.
+ * A ResultCacheStore in Redis, shared by every process that uses the same Redis and prefix: without
+ * a `prefix`, by the processes of one API (see `forApi`). With `{ url }` the layer opens its own
+ * connection (in the background: until it is up, and while it is down, every call fails at once and
+ * requests run their queries) and closes it with the layer's scope; with `{ client }` it uses yours as it is.
  */
 export const redisResultCacheStore = (
   connection: RedisResultCacheConnection,
   options: RedisResultCacheStoreOptions = {}
 ): Layer.Layer<ResultCacheStore> =>
   "client" in connection
-    ? Layer.succeed(ResultCacheStore, makeRedisResultCacheStore(connection.client, options))
+    ? Layer.effect(ResultCacheStore, Effect.map(forApi(options), (settled) => makeRedisResultCacheStore(connection.client, settled)))
     : Layer.scoped(
       ResultCacheStore,
-      scopedRedisConnection({ url: connection.url, label: "result cache" }).pipe(
-        Effect.map((client) => makeRedisResultCacheStore(client, options))
+      Effect.zipWith(
+        forApi(options),
+        scopedRedisConnection({ url: connection.url, label: "result cache" }),
+        (settled, client) => makeRedisResultCacheStore(client, settled)
       )
     )

@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import type { ServeQueriesMap } from "../domain/config.js"
+import { apiNamespace, ResultCacheNamespace } from "../cache/cacheNamespace.js"
 import type { ServeConfig } from "../config/ServeConfig.js"
 import { normalizeConfig, type ServeDefinition } from "../config/definition.js"
 import { Metrics } from "../metrics/Metrics.js"
@@ -33,9 +34,24 @@ const defaultServices = (logger: ServeQueryLogger): Layer.Layer<Services> =>
   )
 
 /**
+ * The namespace the layers of a configuration with a result cache see: a shared store without a
+ * prefix of its own keeps this API's entries apart from another's under it.
+ */
+const namespaceLayer = (definition: ServeDefinition): Layer.Layer<ResultCacheNamespace> => {
+  const openapi = definition.openapi
+  const shape = {
+    basePath: definition.basePath,
+    endpoints: [...definition.queries].map(([key, query]) => [key, query.method ?? "GET"] as const),
+    title: openapi.info?.title ?? openapi.title,
+    version: openapi.info?.version ?? openapi.version
+  }
+  return Layer.succeed(ResultCacheNamespace, apiNamespace(definition.resultCache?.namespace, shape))
+}
+
+/**
  * What a ServeConfig compiles to: the Pipeline over the definition, with the default stage services
  * (and the prom-client Metrics when `metrics` is on), then `extra`: the layers the configuration
- * adds, in this order (its result cache store, the user's `layer` with the services of Effect
+ * adds (told the API's result cache namespace), in this order (its result cache store, the user's `layer` with the services of Effect
  * handlers, `tracing`), the later replacing a service an earlier one provides.
  */
 export const makeServeLayer = (
@@ -44,7 +60,9 @@ export const makeServeLayer = (
   logger: ServeQueryLogger,
   extra: ReadonlyArray<Layer.Layer<never, unknown, never>> = []
 ): Layer.Layer<Pipeline | Services, unknown> => {
-  const added = definition.metrics === undefined ? extra : [Metrics.layer({ buckets: definition.metrics.buckets }), ...extra]
+  const namespace = definition.resultCache === undefined ? undefined : namespaceLayer(definition)
+  const named = namespace === undefined ? extra : extra.map((layer) => Layer.provide(layer, namespace))
+  const added = definition.metrics === undefined ? named : [Metrics.layer({ buckets: definition.metrics.buckets }), ...named]
   const services = added.length === 0
     ? defaultServices(logger)
     : Layer.merge(defaultServices(logger), added.reduce((merged, layer) => Layer.merge(merged, layer)))
