@@ -10,12 +10,11 @@ import { get } from "./support/requests.js"
 
 const skipReason = redisUnavailable()
 
-type Client = ReturnType<typeof createClient>
-
 describe.skipIf(skipReason !== undefined)("result cache namespace on one real redis-server", () => {
   let redis: RedisServer
-  const clients: Array<Client> = []
-  const connected = async (): Promise<Client> => {
+  const clients: Array<{ close(): Promise<void> }> = []
+  let observer: ReturnType<typeof createClient>
+  const connected = async () => {
     const client = createClient({ url: redis.url })
     await client.connect()
     clients.push(client)
@@ -38,10 +37,13 @@ describe.skipIf(skipReason !== undefined)("result cache namespace on one real re
         parcels: { cacheTtlMs: 60_000, query: () => [] }
       }
     })
-  const keys = async (): Promise<Array<string>> => (await clients[0]!.keys("*")).sort()
+  const keys = async (): Promise<Array<string>> => (await observer.keys("*")).sort()
 
   beforeAll(async () => {
     redis = await startRedis()
+    observer = createClient({ url: redis.url })
+    await observer.connect()
+    clients.push(observer)
   })
   afterAll(async () => {
     for (const client of clients) await client.close()
@@ -79,7 +81,7 @@ describe.skipIf(skipReason !== undefined)("result cache namespace on one real re
   })
 
   it("takes resultCache.namespace as the API's name, and a store's own prefix over either", async () => {
-    await clients[0]!.flushAll()
+    await observer.flushAll()
     const named = await shipping({ namespace: "shipping eu" })
     expect((await named.handler(get("orders"))).headers["x-cache"]).toBe("MISS")
     const prefixed = await shipping({ namespace: "ignored", prefix: "mine:" })
