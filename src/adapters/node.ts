@@ -7,17 +7,25 @@ import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import { type DeadlineQueue, deadlineQueue, deliverInTime } from "./deadlines.js"
+import { closeUnlessRead, DEFAULT_RESPONSE_TIMEOUT, inTurn } from "./nodeConnection.js"
 import { writeResponse, writeStreamed } from "./nodeResponse.js"
 import { streamedBodyOf } from "../stages/rowStream.js"
 import {
   adapterErrorResponse,
   adapterFault,
   checkedBodyLimit,
+  checkMilliseconds,
   payloadTooLarge,
   type TransportOptions
 } from "./transport.js"
 
-export type NodeHandlerOptions = TransportOptions
+export interface NodeHandlerOptions extends TransportOptions {
+  /**
+   * Milliseconds the client has to take an answer written to it (default 30 s; 0 = none): a buffered
+   * answer all of it, a streamed one each part the socket had to hold. Past it the connection is closed.
+   */
+  readonly responseTimeoutMs?: number
+}
 
 /** What `createNodeHandler` returns: a listener whose promise settles once the response is written (or the client left). */
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>
@@ -92,7 +100,8 @@ const missingHost = new ValidationError({
 
 /**
  * The Node listener behind `createNodeHandler` and `startNodeServer`. It only translates: body
- * limit, deadline and client address on the way in, status/headers/body on the way out.
+ * limit, deadline and client address on the way in, status/headers/body on the way out; the turns
+ * of a connection and the time its client has to read are kept by nodeConnection.ts.
  */
 export const makeNodeListener = (
   handler: ServeHandler,
@@ -100,6 +109,8 @@ export const makeNodeListener = (
   gate: RequestGate | undefined
 ): RequestListener => {
   const limit = checkedBodyLimit(options)
+  checkMilliseconds("responseTimeoutMs", options.responseTimeoutMs, `0 for none; default ${DEFAULT_RESPONSE_TIMEOUT}`)
+  const responseTimeoutMs = options.responseTimeoutMs ?? DEFAULT_RESPONSE_TIMEOUT
   const trustedHops = trustedHopCount(options.trustProxy)
   const cors = handler.corsHeaders
   const deadlines: DeadlineQueue | undefined = deadlineQueue(options.requestTimeout)
@@ -115,9 +126,13 @@ export const makeNodeListener = (
     if (res.headersSent) return streamed?.stream.cancel(new ClientClosed())
     // While draining, no connection is kept alive for another request.
     if (gate?.draining === true) close = true
-    if (streamed !== undefined) return writeStreamed(res, response, streamed, close, cors, rowTimeoutMs, () => gate?.leave())
+    if (streamed !== undefined) {
+      return writeStreamed(res, response, streamed, close, cors, { rowTimeoutMs, responseTimeoutMs }, () => gate?.leave())
+    }
     gate?.leave()
     writeResponse(res, response, close, cors)
+    // A client that does not read its answer must not hold the connection and the answer for ever.
+    closeUnlessRead(res, responseTimeoutMs)
   }
   const fail = (req: IncomingMessage, res: ServerResponse, error: ServeError, close = false): void =>
     send(res, adapterErrorResponse(error, req.headers, cors), close)
@@ -146,7 +161,8 @@ export const makeNodeListener = (
     else send(res, answer, false)
   }
 
-  return (req, res) => {
+  /** One request, once its connection's earlier requests were answered. */
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
     if (gate !== undefined) {
       if (gate.draining) return writeResponse(res, adapterErrorResponse(shuttingDown, req.headers, cors), true, cors)
       gate.enter()
@@ -165,6 +181,9 @@ export const makeNodeListener = (
       dispatch(req, res, buffered === null ? "" : buffered.toString("utf8"))
     })
   }
+
+  // Pipelined requests wait for the answer before theirs: one connection runs one query at a time.
+  return (req, res) => inTurn(req, res, () => serve(req, res))
 }
 
 /**

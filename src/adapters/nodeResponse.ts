@@ -15,6 +15,7 @@ import { pumpRows, type StreamedBody } from "../stages/rowStream.js"
 import { type ContentCoding, type CorsHeaders, HEAD_OF, type HeadResponse, ON_KEPT, type ServeResponse } from "../domain/http.js"
 import { compressible, encodingHeaders, headHeaders, MIN_COMPRESSED_BYTES, negotiateEncoding, notModifiedHeaders } from "./compression.js"
 import { adapterErrorResponse } from "./transport.js"
+import { closeUnlessRead, closeUnlessTaken } from "./nodeConnection.js"
 
 const CODINGS: ReadonlyArray<ContentCoding> = ["br", "gzip"]
 
@@ -157,6 +158,8 @@ export const writeResponse = (res: ServerResponse, response: ServeResponse, clos
  * is pulled only after the last write drained). A client that leaves cancels the stream; a stream
  * that fails after its head was sent destroys the connection, so the client sees a cut transfer
  * (no final chunk), never a complete-looking answer. `done` runs once the answer ended either way.
+ * `rowTimeoutMs` bounds the wait for each row (and, in the pump, for the socket to take each full
+ * chunk); a part the socket has to hold must be taken within `responseTimeoutMs`, as a buffered answer must.
  */
 export const writeStreamed = (
   res: ServerResponse,
@@ -164,7 +167,7 @@ export const writeStreamed = (
   streamed: StreamedBody,
   close: boolean,
   cors: CorsHeaders | undefined,
-  timeoutMs: number,
+  timeouts: { readonly rowTimeoutMs: number; readonly responseTimeoutMs: number },
   done: () => void
 ): void => {
   const { stream } = streamed
@@ -187,11 +190,15 @@ export const writeStreamed = (
     if (!res.writableFinished) stream.cancel(new ClientClosed())
     wake()
   })
-  const write = (chunk: string): Promise<void> | undefined =>
-    res.destroyed || res.write(chunk) ? undefined : new Promise<void>((resolve) => (resume = resolve))
-  pumpRows(streamed, write, timeoutMs).then(
+  const write = (chunk: string): Promise<void> | undefined => {
+    if (res.destroyed || res.write(chunk)) return undefined
+    closeUnlessTaken(res, timeouts.responseTimeoutMs, "drain")
+    return new Promise<void>((resolve) => (resume = resolve))
+  }
+  pumpRows(streamed, write, timeouts.rowTimeoutMs).then(
     () => {
       res.end()
+      closeUnlessRead(res, timeouts.responseTimeoutMs)
       done()
     },
     () => {
