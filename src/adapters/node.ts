@@ -7,7 +7,7 @@ import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import { type DeadlineQueue, deadlineQueue, deliverInTime } from "./deadlines.js"
-import { closeUnlessRead, DEFAULT_RESPONSE_TIMEOUT, inTurn } from "./nodeConnection.js"
+import { closeUnlessRead, DEFAULT_RESPONSE_TIMEOUT, inTurns } from "./nodeConnection.js"
 import { writeResponse, writeStreamed } from "./nodeResponse.js"
 import { streamedBodyOf } from "../stages/rowStream.js"
 import {
@@ -183,7 +183,7 @@ export const makeNodeListener = (
   }
 
   // Pipelined requests wait for the answer before theirs: one connection runs one query at a time.
-  return (req, res) => inTurn(req, res, () => serve(req, res))
+  return inTurns(serve)
 }
 
 /**

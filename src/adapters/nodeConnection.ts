@@ -8,6 +8,9 @@ const TURNS = Symbol("queryserve.connectionTurns")
 
 type Connection = Socket & { [TURNS]?: Turns }
 
+/** How a request is served once its turn came. */
+export type Serve = (req: IncomingMessage, res: ServerResponse) => void
+
 /**
  * The requests of one connection, served one at a time. node:http parses every pipelined request at
  * once and only orders their answers: without turns, a client could start any number of queries
@@ -15,39 +18,41 @@ type Connection = Socket & { [TURNS]?: Turns }
  */
 class Turns {
   private busy = false
-  private readonly waiting: Array<() => void> = []
+  /** Each with the listener that serves it: one connection may reach several APIs' listeners in a framework. */
+  private readonly waiting: Array<readonly [IncomingMessage, ServerResponse, Serve]> = []
 
   constructor(private readonly socket: Socket) {}
 
-  take(res: ServerResponse, start: () => void): void {
-    if (this.busy) return void this.waiting.push(() => this.run(res, start))
-    this.run(res, start)
+  take(req: IncomingMessage, res: ServerResponse, serve: Serve): void {
+    if (this.busy) return void this.waiting.push([req, res, serve])
+    this.run(req, res, serve)
   }
 
-  private run(res: ServerResponse, start: () => void): void {
+  private run(req: IncomingMessage, res: ServerResponse, serve: Serve): void {
     this.busy = true
     // 'close' follows 'finish' (the whole answer handed to the socket) and comes too when the client left.
     res.on("close", this.next)
-    start()
+    serve(req, res)
   }
 
   /** The previous answer is done: the next request starts, unless the connection is gone (its requests with it). */
   private readonly next = (): void => {
     const following = this.socket.destroyed ? undefined : this.waiting.shift()
-    if (following !== undefined) return following()
+    if (following !== undefined) return this.run(...following)
     this.waiting.length = 0
     this.busy = false
   }
 }
 
 /**
- * Runs `start` (the handling of `req`) once every earlier request of its connection was answered.
- * A stand-in without a socket (a serverless shim) is started at once.
+ * `serve` for each request once every earlier request of its connection was answered. A stand-in
+ * without a socket (a serverless shim) is served at once. A connection's turns are shared by every
+ * listener it reaches.
  */
-export const inTurn = (req: IncomingMessage, res: ServerResponse, start: () => void): void => {
+export const inTurns = (serve: Serve): Serve => (req, res) => {
   const socket = req.socket as Connection | null | undefined
-  if (socket === null || socket === undefined || typeof res.on !== "function") return start()
-  ;(socket[TURNS] ??= new Turns(socket)).take(res, start)
+  if (socket === null || socket === undefined || typeof res.on !== "function") return serve(req, res)
+  ;(socket[TURNS] ??= new Turns(socket)).take(req, res, serve)
 }
 
 /**
