@@ -9,7 +9,7 @@ const TURNS = Symbol("queryserve.connectionTurns")
 type Connection = Socket & { [TURNS]?: Turns }
 
 /** How a request is served once its turn came. */
-export type Serve = (req: IncomingMessage, res: ServerResponse) => void
+type Serve = (req: IncomingMessage, res: ServerResponse) => void
 
 /**
  * The requests of one connection, served one at a time. node:http parses every pipelined request at

@@ -13,7 +13,7 @@ export class ResultCacheNamespace extends Context.Reference<ResultCacheNamespace
 }) {}
 
 /** What names an API when `resultCache.namespace` does not: what every process of it defines alike. */
-export interface ApiShape {
+interface ApiShape {
   readonly basePath: string
   /** Each endpoint's key and the method of its own route. */
   readonly endpoints: Iterable<readonly [key: string, method: string]>

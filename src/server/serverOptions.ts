@@ -1,6 +1,7 @@
 import type { Server } from "node:http"
 import type { NodeHandlerOptions } from "../adapters/node.js"
 import { checkMilliseconds } from "../adapters/transport.js"
+import { DEFAULT_RESPONSE_TIMEOUT } from "../adapters/nodeConnection.js"
 import type { ContractPaths } from "../docs/routes.js"
 
 export interface NodeServerOptions extends NodeHandlerOptions {
@@ -58,6 +59,8 @@ export const checkServerOptions = (options: NodeServerOptions): void => {
   checkMilliseconds("gracefulShutdownTimeout", options.gracefulShutdownTimeout, `default ${DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT}`)
   checkMilliseconds("keepAliveTimeout", options.keepAliveTimeout, "default 5000")
   checkMilliseconds("headersTimeout", options.headersTimeout, "default 10000")
+  // Checked here too: a cluster's primary builds no listener, and its workers would each fail alone.
+  checkMilliseconds("responseTimeoutMs", options.responseTimeoutMs, `0 for none; default ${DEFAULT_RESPONSE_TIMEOUT}`)
   const workers = options.workers
   if (workers !== undefined && !(Number.isInteger(workers) && workers >= 1)) {
     throw new TypeError(`workers must be a whole number of processes, 1 or more, not ${String(workers)}`)

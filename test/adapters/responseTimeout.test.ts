@@ -113,6 +113,8 @@ describe.each([
   })
 })
 
-it("refuses a responseTimeoutMs that is no duration", () => {
+it("refuses a responseTimeoutMs that is no duration, in createNodeHandler and start()", async () => {
   expect(() => createNodeHandler(api.handler, { responseTimeoutMs: Number.NaN })).toThrow(/responseTimeoutMs must be a number of milliseconds/)
+  await expect(api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, quiet: true, workers: 2, responseTimeoutMs: -1 }))
+    .rejects.toThrow(/responseTimeoutMs must be a number of milliseconds/)
 })
