@@ -63,6 +63,8 @@ export const inTurns = (serve: Serve): Serve => (req, res) => {
  */
 export const closeUnlessTaken = (res: ServerResponse, timeoutMs: number, until: "drain" | "finish"): void => {
   if (timeoutMs <= 0 || res.destroyed || (until === "finish" ? res.writableFinished : !res.writableNeedDrain)) return
+  // A stand-in that is no stream (a test's, a serverless shim's) has no socket to close.
+  if (typeof res.on !== "function") return
   const timer = setTimeout(() => res.destroy(), timeoutMs)
   timer.unref()
   const taken = (): void => {

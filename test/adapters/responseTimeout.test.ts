@@ -3,10 +3,10 @@
  * has its connection closed once that time passed, with startNodeServer and with createNodeHandler;
  * a client that reads keeps its connection.
  */
-import { createServer, type Server } from "node:http"
-import { type AddressInfo, connect, type Socket } from "node:net"
+import { createServer, IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { type AddressInfo, connect, Socket } from "node:net"
 import { createNodeHandler, defineServe, type RunningServer } from "queryserve"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 
 /** Far more than the kernel holds for a client that reads nothing (its receive window and the server's send buffer). */
 const BIG = 16 * 1024 * 1024
@@ -15,6 +15,7 @@ const RESPONSE_TIMEOUT_MS = 300
 const api = defineServe({
   queries: {
     big: () => ({ pad: "x".repeat(BIG) }),
+    small: () => ({ ok: true }),
     rows: async function*() {
       const row = { pad: "y".repeat(1000) }
       for (let i = 0; i < BIG / 1000; i++) yield row
@@ -117,4 +118,29 @@ it("refuses a responseTimeoutMs that is no duration, in createNodeHandler and st
   expect(() => createNodeHandler(api.handler, { responseTimeoutMs: Number.NaN })).toThrow(/responseTimeoutMs must be a number of milliseconds/)
   await expect(api.start({ port: 0, hostname: "127.0.0.1", handleSignals: false, quiet: true, workers: 2, responseTimeoutMs: -1 }))
     .rejects.toThrow(/responseTimeoutMs must be a number of milliseconds/)
+})
+
+it("leaves a response stand-in that is no stream (a serverless shim's) alone: answered, no error", async () => {
+  const spy = vi.spyOn(console, "error").mockImplementation(() => {})
+  try {
+    const req = new IncomingMessage(new Socket())
+    Object.assign(req, { method: "GET", url: "/api/analytics/small", headers: { host: "localhost" }, httpVersionMinor: 1 })
+    const ended: Array<unknown> = []
+    const res = {
+      headersSent: false,
+      setHeader: () => {},
+      writeHead() {
+        return this
+      },
+      end(body?: unknown) {
+        ended.push(body)
+        return this
+      }
+    }
+    await createNodeHandler(api.handler, { responseTimeoutMs: RESPONSE_TIMEOUT_MS })(req, res as unknown as ServerResponse)
+    expect(String(ended[0])).toBe('{"ok":true}')
+    expect(spy).not.toHaveBeenCalled()
+  } finally {
+    spy.mockRestore()
+  }
 })
