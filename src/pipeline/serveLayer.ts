@@ -51,8 +51,9 @@ const namespaceLayer = (definition: ServeDefinition): Layer.Layer<ResultCacheNam
 /**
  * What a ServeConfig compiles to: the Pipeline over the definition, with the default stage services
  * (and the prom-client Metrics when `metrics` is on), then `extra`: the layers the configuration
- * adds (told the API's result cache namespace), in this order (its result cache store, the user's `layer` with the services of Effect
- * handlers, `tracing`), the later replacing a service an earlier one provides.
+ * adds, told the API's result cache namespace, in this order (its result cache store, the user's
+ * `layer` with the services of Effect handlers, `tracing`), the later replacing a service an
+ * earlier one provides.
  */
 export const makeServeLayer = (
   definition: ServeDefinition,
