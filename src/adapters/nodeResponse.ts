@@ -1,4 +1,4 @@
-import { type ServerResponse, STATUS_CODES } from "node:http"
+import { type IncomingHttpHeaders, type ServerResponse, STATUS_CODES } from "node:http"
 import {
   type BrotliOptions,
   brotliCompress,
@@ -80,7 +80,7 @@ const headWritten = (res: ServerResponse, status: number, headers: Record<string
     return true
   } catch (error) {
     console.error("[queryserve] node:http refused the response; answering 500 instead", error)
-    const fallback = adapterErrorResponse(new InternalError({ cause: error }), res.req.headers, cors)
+    const fallback = adapterErrorResponse(new InternalError({ cause: error }), requestHeaders(res), cors)
     // The refused attempt already set a status message; name the 500 explicitly.
     res.writeHead(fallback.status, STATUS_CODES[fallback.status], fallback.headers)
     res.end(fallback.body)
@@ -88,8 +88,14 @@ const headWritten = (res: ServerResponse, status: number, headers: Record<string
   }
 }
 
+/**
+ * The request's headers as node:http links them to its response. A serverless shim's stand-in
+ * response may have no `req`: it is then answered as to a client that asked for nothing special.
+ */
+const requestHeaders = (res: ServerResponse): IncomingHttpHeaders => (res.req as ServerResponse["req"] | undefined)?.headers ?? {}
+
 const acceptEncoding = (res: ServerResponse): string | undefined => {
-  const header = res.req.headers["accept-encoding"]
+  const header = requestHeaders(res)["accept-encoding"]
   return Array.isArray(header) ? header.join(",") : header
 }
 
@@ -143,7 +149,7 @@ export const writeResponse = (res: ServerResponse, response: ServeResponse, clos
     if (bytes > MIN_COMPRESSED_BYTES && compressible(response)) return writeCompressible(res, response, body, bytes, cors)
     response.headers["content-length"] = String(bytes)
   } else if (response.status === 304) {
-    notModifiedHeaders(response.headers, res.req.headers["if-none-match"])
+    notModifiedHeaders(response.headers, requestHeaders(res)["if-none-match"])
   } else {
     const omitted = (response as HeadResponse)[HEAD_OF]
     if (typeof omitted === "string") {
