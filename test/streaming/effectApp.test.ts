@@ -3,7 +3,7 @@
  * rows written as the socket takes them, the generator ended when the client leaves, a failure after
  * the first row cutting the transfer.
  */
-import { HttpRouter, HttpServer } from "@effect/platform"
+import { HttpApp, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
@@ -57,5 +57,30 @@ describe("streamed answers through toHttpApp on NodeHttpServer", () => {
     expect(await response.text()).toBe("")
     await until(() => probes.big?.finallyAt !== undefined)
     expect(probes.big!.pulled).toBeLessThan(10)
+  })
+})
+
+describe("streamed answers through toHttpApp on a fetch-based server (HttpApp.toWebHandler)", () => {
+  const probes: Record<string, Probe> = {}
+  const api = makeApi(probes, [], [])
+  const handle = HttpApp.toWebHandler(toHttpApp(api))
+  afterAll(() => api.dispose())
+  const get = (path: string) => handle(new Request(`http://localhost/api/analytics/${path}`))
+
+  it("streams every row, and errors the body on a failure after the first row", async () => {
+    const ndjson = await (await get("big.ndjson")).text()
+    expect(ndjson.split("\n").length - 1).toBe(ROW_COUNT)
+    const cut = await get("failsLater")
+    expect(cut.status).toBe(200)
+    await expect(cut.text()).rejects.toThrow()
+  })
+
+  it("ends the generator when the body is cancelled", async () => {
+    const reader = (await get("big")).body!.getReader()
+    await reader.read()
+    await reader.cancel()
+    await until(() => probes.big!.finallyAt !== undefined)
+    expect(probes.big!.signalAborted).toBe(true)
+    expect(probes.big!.pulled).toBeLessThan(ROW_COUNT)
   })
 })
