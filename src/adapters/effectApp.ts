@@ -174,13 +174,14 @@ const streamedRows = (request: HttpServerRequest.HttpServerRequest, streamed: St
 const toHttpServerResponse = (response: ServeResponse, request: HttpServerRequest.HttpServerRequest): HttpServerResponse.HttpServerResponse => {
   const omitted = (response as HeadResponse)[HEAD_OF]
   if (typeof omitted === "string") return headResponse(response, omitted)
-  // An empty answer keeps its Content-Type (a streamed answer's HEAD); a body brings its own.
-  if (response.body === null && streamedBodyOf(response) === undefined) return HttpServerResponse.empty({ status: response.status, headers: response.headers })
-  const { "content-type": contentType, ...headers } = response.headers
   const streamed = streamedBodyOf(response)
+  // An empty answer keeps its Content-Type (a streamed answer's HEAD has one); a body brings its own.
+  if (response.body === null && streamed === undefined) return HttpServerResponse.empty({ status: response.status, headers: response.headers })
+  const { "content-type": contentType, ...headers } = response.headers
+  const options = { status: response.status, headers, contentType }
   return streamed === undefined
-    ? HttpServerResponse.text(response.body ?? "", { status: response.status, headers, contentType })
-    : HttpServerResponse.stream(streamedRows(request, streamed), { status: response.status, headers, contentType })
+    ? HttpServerResponse.text(response.body ?? "", options)
+    : HttpServerResponse.stream(streamedRows(request, streamed), options)
 }
 
 /**
