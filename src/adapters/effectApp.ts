@@ -7,6 +7,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as FiberId from "effect/FiberId"
+import { identity } from "effect/Function"
 import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
@@ -17,6 +18,8 @@ import { type CorsHeaders, HEAD_OF, type HeaderMap, type HeadResponse, type Http
 import { isPromiseLike } from "../domain/maybePromise.js"
 import { splitUrl } from "../domain/queryString.js"
 import { TransportRequest } from "../domain/transportRequest.js"
+import { rowIterator } from "../stages/rowSource.js"
+import { readableRows, type StreamedBody, streamedBodyOf } from "../stages/rowStream.js"
 import { adapterErrorResponse, checkedBodyLimit, concatBytes, payloadTooLarge } from "./transport.js"
 
 const METHODS_WITH_BODY: ReadonlySet<HttpMethod> = new Set(["POST", "PUT", "PATCH", "DELETE"])
@@ -121,6 +124,7 @@ const sendable = (response: ServeResponse, requestHeaders: HeaderMap, cors: Cors
   const refused = refusedHeader(response.headers)
   if (refused === undefined) return response
   console.error("[queryserve] the HTTP server would refuse the response; answering 500 instead", refused)
+  streamedBodyOf(response)?.stream.cancel(refused)
   return adapterErrorResponse(new InternalError({ cause: refused }), requestHeaders, cors)
 }
 
@@ -131,13 +135,53 @@ const headResponse = (response: ServeResponse, omitted: string): HttpServerRespo
     headers: { ...response.headers, "content-length": String(encoder.encode(omitted).byteLength) }
   })
 
-const toHttpServerResponse = (response: ServeResponse): HttpServerResponse.HttpServerResponse => {
+/** What cutConnection uses of a node:http socket, structurally: this module loads on any runtime. */
+interface NodeSocket {
+  readonly writableCorked: number
+  uncork(): void
+  destroy(): void
+}
+
+/**
+ * Ends the connection of a streamed answer that failed after its head: @effect/platform-node would end
+ * the response as if complete. There the request's source is node:http's IncomingMessage, whose socket
+ * is destroyed; on fetch-based servers the failed body stream cuts the transfer by itself.
+ */
+const cutConnection = (request: HttpServerRequest.HttpServerRequest): void => {
+  const socket = (request.source as { readonly socket?: Partial<NodeSocket> } | null)?.socket
+  if (typeof socket?.destroy !== "function" || typeof socket.uncork !== "function") return
+  // node:http corks the socket for a tick after each write: what was written (the head and first rows) goes out first.
+  while ((socket.writableCorked ?? 0) > 0) socket.uncork()
+  socket.destroy()
+}
+
+/**
+ * A streamed answer's rows as an Effect Stream of chunks, pulled as the server takes them (the same
+ * pulling body as the fetch handler's). The opening (the first row) is a chunk of its own: the server
+ * sends the head with it, before the next rows are read. The server interrupting the stream (the client
+ * left) ends the iteration. toHttpApp has no timeout of its own: a row may take as long as the server allows.
+ */
+const streamedRows = (request: HttpServerRequest.HttpServerRequest, streamed: StreamedBody): Stream.Stream<Uint8Array, unknown> => {
+  const rest = { ...streamed, opening: "" }
+  return Stream.succeed(encoder.encode(streamed.opening)).pipe(
+    Stream.concat(Stream.fromAsyncIterable({ [Symbol.asyncIterator]: () => rowIterator(readableRows(rest, 0)) }, identity)),
+    Stream.onError(() => Effect.sync(() => cutConnection(request))),
+    // Interrupted before the rows' part began, the stream was not cancelled yet; otherwise this does nothing.
+    Stream.ensuring(Effect.sync(() => streamed.stream.cancel(new ClientClosed())))
+  )
+}
+
+const toHttpServerResponse = (response: ServeResponse, request: HttpServerRequest.HttpServerRequest): HttpServerResponse.HttpServerResponse => {
   const omitted = (response as HeadResponse)[HEAD_OF]
   if (typeof omitted === "string") return headResponse(response, omitted)
+  const streamed = streamedBodyOf(response)
+  // An empty answer keeps its Content-Type (a streamed answer's HEAD has one); a body brings its own.
+  if (response.body === null && streamed === undefined) return HttpServerResponse.empty({ status: response.status, headers: response.headers })
   const { "content-type": contentType, ...headers } = response.headers
-  return response.body === null
-    ? HttpServerResponse.empty({ status: response.status, headers })
-    : HttpServerResponse.text(response.body, { status: response.status, headers, contentType })
+  const options = { status: response.status, headers, contentType }
+  return streamed === undefined
+    ? HttpServerResponse.text(response.body ?? "", options)
+    : HttpServerResponse.stream(streamedRows(request, streamed), options)
 }
 
 /**
@@ -196,7 +240,7 @@ export const makeHttpApp = (api: { readonly handler: ServeHandler }, options: Ht
             : adapterErrorResponse(new InternalError({ cause: error }), request.headers, cors)
         )
       ),
-      Effect.map((response) => toHttpServerResponse(sendable(response, request.headers, cors))),
+      Effect.map((response) => toHttpServerResponse(sendable(response, request.headers, cors), request)),
       // Platform servers run each request uninterruptibly and HttpRouter makes its routes interruptible,
       // but not mounted apps: without this a client abort or the user's timeout could not reach `ctx.signal`.
       Effect.interruptible

@@ -1,5 +1,5 @@
 import { ClientClosed } from "../domain/clientClosed.js"
-import { pumpRows, type StreamedBody } from "../stages/rowStream.js"
+import { readableRows, type StreamedBody } from "../stages/rowStream.js"
 import { type ContentCoding, HEAD_OF, type HeadResponse, type ServeResponse } from "../domain/http.js"
 import { compressible, encodingHeaders, headHeaders, MIN_COMPRESSED_BYTES, negotiateEncoding, notModifiedHeaders } from "./compression.js"
 
@@ -76,47 +76,14 @@ export const toFetchResponse = (response: ServeResponse, requestHeaders: Readonl
 }
 
 /**
- * A streamed answer as a fetch Response whose body pulls rows as its reader takes chunks (one chunk
- * queued at most). The client leaving (`signal`, the Request's) or cancelling the body cancels the
- * stream; a stream that fails after the head errors the body, so the transfer is cut.
+ * A streamed answer as a fetch Response whose body pulls rows as its reader takes chunks. The client
+ * leaving (`signal`, the Request's) or cancelling the body cancels the stream; a stream that fails
+ * after the head errors the body, so the transfer is cut.
  */
 export const streamedFetchResponse = (response: ServeResponse, streamed: StreamedBody, timeoutMs: number, signal: AbortSignal): Response => {
   const { stream } = streamed
-  let resume: (() => void) | undefined
-  const wake = () => {
-    const waiting = resume
-    resume = undefined
-    waiting?.()
-  }
-  const leave = () => {
-    stream.cancel(new ClientClosed())
-    wake()
-  }
+  const leave = () => stream.cancel(new ClientClosed())
   signal.addEventListener("abort", leave, { once: true })
-  stream.onEnd(wake)
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        const write = (chunk: string): Promise<void> | undefined => {
-          controller.enqueue(encoder.encode(chunk))
-          return (controller.desiredSize ?? 1) > 0 ? undefined : new Promise<void>((resolve) => (resume = resolve))
-        }
-        pumpRows(streamed, write, timeoutMs).then(
-          () => {
-            signal.removeEventListener("abort", leave)
-            controller.close()
-          },
-          (error: unknown) => {
-            signal.removeEventListener("abort", leave)
-            // After `cancel` the body is closed already: erroring it again would throw.
-            if (!stream.ended || !(stream.failure instanceof ClientClosed)) controller.error(error)
-          }
-        )
-      },
-      pull: wake,
-      cancel: leave
-    },
-    { highWaterMark: 1 }
-  )
-  return new Response(body, { status: response.status, headers: response.headers })
+  stream.onEnd(() => signal.removeEventListener("abort", leave))
+  return new Response(readableRows(streamed, timeoutMs), { status: response.status, headers: response.headers })
 }

@@ -13,8 +13,7 @@ import type {
 } from "../domain/config.js"
 import type { HttpMethod } from "../domain/http.js"
 import type { SchemaInput, SchemaOutput, ServeSchema } from "../domain/schema.js"
-import type { Page } from "../pagination/page.js"
-import type { ResultValue } from "./types.js"
+import type { PageOf, ResultValue, StreamedRows } from "./types.js"
 
 /** Output types declared by `.output(schema)`: what the handler returns and what goes on the wire. */
 interface DeclaredOutput<THandler, TWire> {
@@ -30,13 +29,10 @@ interface PagedOutput<TOut> {
 /** The declared output, kept inside the page marker when `.paginate()` came first. */
 type Declared<TOut, D> = TOut extends PagedOutput<infer _T> ? PagedOutput<D> : D
 
-/** A streamed answer reaches the wire as the array of its rows. */
-type StreamedRows<V> = V extends AsyncIterable<infer Row> ? Array<Row> : V extends ReadableStream<infer Row> ? Array<Row> : V
-
 type HandlerOutput<TOut> = TOut extends PagedOutput<infer T> ? HandlerOutput<T>
   : TOut extends DeclaredOutput<infer H, infer _W> ? H
   : unknown
-type WireOutput<TOut, R> = TOut extends PagedOutput<infer T> ? { readonly data: WireOutput<T, R>; readonly page: Page }
+type WireOutput<TOut, R> = TOut extends PagedOutput<infer T> ? PageOf<WireOutput<T, R>>
   : TOut extends DeclaredOutput<infer _H, infer W> ? W
   : StreamedRows<ResultValue<R>>
 

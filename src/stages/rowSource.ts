@@ -1,7 +1,7 @@
 /** What a handler may return instead of an array of rows: an async iterable or a web ReadableStream. */
 export type RowSource = AsyncIterable<unknown> | ReadableStream<unknown>
 
-const isReadableStream = (value: object): value is ReadableStream<unknown> =>
+const isReadableStream = <A>(value: object): value is ReadableStream<A> =>
   typeof ReadableStream === "function" && value instanceof ReadableStream
 
 /** Whether a handler's value is a source of rows to stream (not an array, a string or a plain object). */
@@ -11,14 +11,18 @@ export const isRowSource = (value: unknown): value is RowSource =>
 
 /**
  * One iterator over either kind of source. A ReadableStream's reader is released through `return`,
- * which cancels the stream, as an async generator's `return` runs its `finally` blocks.
+ * which cancels the stream, as an async generator's `return` runs its `finally` blocks. Its `return`
+ * never rejects: after the stream failed (the error `next` gave already) there is nothing to cancel.
  */
-export const rowIterator = (source: RowSource): AsyncIterator<unknown> => {
+export const rowIterator = <A = unknown>(source: AsyncIterable<A> | ReadableStream<A>): AsyncIterator<A> => {
   if (!isReadableStream(source)) return source[Symbol.asyncIterator]()
   const reader = source.getReader()
   return {
-    next: () => reader.read() as Promise<IteratorResult<unknown>>,
-    return: (value?: unknown) => reader.cancel().then(() => ({ done: true as const, value }))
+    next: () => reader.read() as Promise<IteratorResult<A>>,
+    return: (value?: unknown) => {
+      const done = () => ({ done: true as const, value })
+      return reader.cancel().then(done, done)
+    }
   }
 }
 

@@ -2,6 +2,7 @@
  * A streamed answer: the rows of a handler's async iterable or ReadableStream, pulled one at a time
  * as the transport takes them, and ended (the iterator's `return()` run) when the client leaves.
  */
+import { ClientClosed } from "../domain/clientClosed.js"
 import { GatewayTimeout } from "../domain/errors.js"
 import type { ServeResponse } from "../domain/http.js"
 import { andThen, type MaybePromise, isPromiseLike } from "../domain/maybePromise.js"
@@ -215,6 +216,45 @@ export const pumpRows = async (
   }
   // Cancelled while its last chunk was being written: the answer was not complete.
   if (stream.failure !== undefined) throw stream.failure
+}
+
+const encoder = new TextEncoder()
+
+/**
+ * A streamed body as a web ReadableStream of UTF-8 chunks that pulls rows as its reader takes them
+ * (one chunk queued at most): the body of a fetch Response, the source of an Effect Stream. Cancelling
+ * it is the client leaving (the stream is cancelled with ClientClosed); a stream that fails after its
+ * opening errors it, so the transfer is cut.
+ */
+export const readableRows = (body: StreamedBody, timeoutMs: number): ReadableStream<Uint8Array> => {
+  const { stream } = body
+  let resume: (() => void) | undefined
+  const wake = () => {
+    const waiting = resume
+    resume = undefined
+    waiting?.()
+  }
+  stream.onEnd(wake)
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const write = (chunk: string): Promise<void> | undefined => {
+          controller.enqueue(encoder.encode(chunk))
+          return (controller.desiredSize ?? 1) > 0 ? undefined : new Promise<void>((resolve) => (resume = resolve))
+        }
+        pumpRows(body, write, timeoutMs).then(
+          () => controller.close(),
+          (error: unknown) => {
+            // After `cancel` the body is closed already: erroring it again would throw.
+            if (!(stream.failure instanceof ClientClosed)) controller.error(error)
+          }
+        )
+      },
+      pull: wake,
+      cancel: () => stream.cancel(new ClientClosed())
+    },
+    { highWaterMark: 1 }
+  )
 }
 
 /** At most `max` rows of a stream, and whether it had more (the stream is then cancelled): for callers that cannot stream. */

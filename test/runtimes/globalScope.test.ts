@@ -2,7 +2,8 @@
  * What the web build does at module load, where a Worker's global scope is: workerd refuses some
  * operations there ("Disallowed operation called within global scope"): timers, random values from
  * Web Crypto, and on some versions `new AbortController()`. The newest workerd accepts the last, the
- * stable miniflare `wrangler dev` runs does not, so passing workerd.test.ts alone proves nothing about it.
+ * stable miniflare `wrangler dev` runs does not; workerd.test.ts runs on both, and this test names
+ * the call (its source file) wherever the runtime is not installed.
  *
  * The fixture (an API defined at the module's top level, as a Worker defines it) is bundled as for
  * workerd (with source maps, so that a call is named by its source file) and imported in a Node

@@ -23,7 +23,13 @@ async function* rows() {
 }
 const exported = query.query(() => rows())
 
-const api = defineServe({ queries: { orders, pagedFirst, exported } })
+// The object form: `paginate: {…}` on a query config.
+const objectPaged = { paginate: { maxLimit: 500 }, query: () => [{ id: 1, region: "eu" }] }
+const objectPagedStream = { paginate: {}, query: () => rows() }
+const objectPagedAsync = { paginate: { defaultLimit: 10 }, query: async () => [{ id: 1, region: "eu" }] }
+const objectPlain = { query: () => [{ id: 1, region: "eu" }] }
+
+const api = defineServe({ queries: { orders, pagedFirst, exported, objectPaged, objectPagedStream, objectPlain } })
 
 type Wrapped = {
   readonly data: Array<{ id: number; region: string }>
@@ -34,6 +40,13 @@ describe("paginated and streamed query types", () => {
   it("wraps a paginated query's output in a page, whichever of paginate and output comes first", () => {
     expectTypeOf<QueryOutput<typeof orders>>().toEqualTypeOf<Wrapped>()
     expectTypeOf<QueryOutput<typeof pagedFirst>>().toEqualTypeOf<Wrapped>()
+  })
+
+  it("wraps the rows of an object config with paginate: {…} in a page, streamed or not", () => {
+    expectTypeOf<QueryOutput<typeof objectPaged>>().toEqualTypeOf<Wrapped>()
+    expectTypeOf<QueryOutput<typeof objectPagedStream>>().toEqualTypeOf<Wrapped>()
+    expectTypeOf<QueryOutput<typeof objectPagedAsync>>().toEqualTypeOf<Wrapped>()
+    expectTypeOf<QueryOutput<typeof objectPlain>>().toEqualTypeOf<Array<{ id: number; region: string }>>()
   })
 
   it("takes limit and cursor besides the query's own input", () => {
@@ -48,5 +61,9 @@ describe("paginated and streamed query types", () => {
     const client = createClient<typeof api>({ baseUrl: "http://127.0.0.1:1/api/analytics" })
     expectTypeOf(client.orders).returns.resolves.toHaveProperty("page")
     expectTypeOf(client.exported).returns.resolves.toEqualTypeOf<Array<{ id: number; region: string }>>()
+    expectTypeOf(client.objectPaged).returns.resolves.toEqualTypeOf<Wrapped>()
+    expectTypeOf(client.objectPagedStream).returns.resolves.toEqualTypeOf<Wrapped>()
+    expectTypeOf(client.objectPlain).returns.resolves.toEqualTypeOf<Array<{ id: number; region: string }>>()
+    expectTypeOf(api.execute("objectPaged")).resolves.toEqualTypeOf<Wrapped>()
   })
 })

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { expect } from "vitest"
-import { API_KEY, EXPORT_ROWS } from "../fixture/api.js"
+import { API_KEY, EXPORT_ROWS, STREAMED_ROWS, streamedRow } from "../fixture/api.js"
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const sha256Tag = (body: string): string => `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`
@@ -10,6 +10,24 @@ const expectedEtag = (response: Response, body: string): string =>
   response.headers.get("content-encoding") === null ? sha256Tag(body) : `W/${sha256Tag(body)}`
 
 const withKey = (headers: Record<string, string> = {}): Record<string, string> => ({ "x-api-key": API_KEY, ...headers })
+
+interface StreamEnds {
+  readonly complete: number
+  readonly cancelled: number
+  readonly rowsOfLastCancelled: number
+  readonly signalAborted: number
+}
+
+const streamEnds = async (base: string): Promise<StreamEnds> =>
+  (await (await fetch(`${base}/api/streamEnds`, { headers: withKey() })).json()) as StreamEnds
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The lines of a streamed NDJSON or CSV body, checked to end with a line break. */
+const linesOf = (body: string, separator: string): Array<string> => {
+  expect(body.endsWith(separator)).toBe(true)
+  return body.slice(0, -separator.length).split(separator)
+}
 
 const errorOf = async (response: Response): Promise<{ type: string; details?: Record<string, unknown> }> =>
   ((await response.json()) as { error: { type: string; details?: Record<string, unknown> } }).error
@@ -84,7 +102,7 @@ export const FIXTURE_CHECKS: ReadonlyArray<readonly [name: string, check: (base:
     const document = (await response.json()) as { openapi: string; info: { title: string }; paths: Record<string, unknown> }
     expect(document.openapi).toBe("3.1.0")
     expect(document.info.title).toBe("Runtime fixture")
-    expect(Object.keys(document.paths).sort()).toEqual(["/api/export", "/api/report", "/api/revenue"])
+    expect(Object.keys(document.paths).sort()).toEqual(["/api/export", "/api/report", "/api/revenue", "/api/streamEnds", "/api/streamed"])
   }],
   ["serves the docs page and Scalar's script beside it", async (base) => {
     const page = await fetch(`${base}/api/docs`)
@@ -112,10 +130,57 @@ export const FIXTURE_CHECKS: ReadonlyArray<readonly [name: string, check: (base:
     const list = { jsonrpc: "2.0", id: 1, method: "tools/list" }
     expect((await mcp(list, {})).status).toBe(401)
     const listed = (await (await mcp(list, withKey())).json()) as { result: { tools: Array<{ name: string }> } }
-    expect(listed.result.tools.map((tool) => tool.name).sort()).toEqual(["export", "report", "revenue"])
+    expect(listed.result.tools.map((tool) => tool.name).sort()).toEqual(["export", "report", "revenue", "streamEnds", "streamed"])
     const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "revenue", arguments: { region: "apac" } } }
     const called = (await (await mcp(call, withKey())).json()) as { result: { content: Array<{ text: string }>; isError?: boolean } }
     expect(called.result.isError).toBeUndefined()
     expect(JSON.parse(called.result.content[0]!.text)).toEqual({ region: "apac", total: 42 })
+  }],
+  ["streams 50,000 rows of an async generator as JSON, NDJSON and CSV, unbuffered", async (base) => {
+    const [first, last] = [streamedRow(0), streamedRow(STREAMED_ROWS - 1)]
+    const before = await streamEnds(base)
+    const json = await fetch(`${base}/api/streamed`, { headers: withKey() })
+    expect(json.status).toBe(200)
+    expect(json.headers.get("content-type")).toBe("application/json; charset=utf-8")
+    expect(json.headers.get("content-length")).toBeNull()
+    expect(json.headers.get("etag")).toBeNull()
+    const rows = (await json.json()) as Array<unknown>
+    expect([rows.length, rows[0], rows.at(-1)]).toEqual([STREAMED_ROWS, first, last])
+
+    const ndjson = await fetch(`${base}/api/streamed.ndjson`, { headers: withKey() })
+    expect(ndjson.headers.get("content-type")).toMatch(/^application\/x-ndjson/)
+    const lines = linesOf(await ndjson.text(), "\n")
+    expect([lines.length, JSON.parse(lines[0]!), JSON.parse(lines.at(-1)!)]).toEqual([STREAMED_ROWS, first, last])
+
+    const csv = await fetch(`${base}/api/streamed`, { headers: withKey({ accept: "text/csv" }) })
+    expect(csv.headers.get("content-type")).toMatch(/^text\/csv/)
+    const records = linesOf(await csv.text(), "\r\n")
+    expect([records.length, records[0], records[1], records.at(-1)]).toEqual([
+      STREAMED_ROWS + 1, "id,label", `0,${first.label}`, `${last.id},${last.label}`
+    ])
+    const after = await streamEnds(base)
+    expect(after.complete - before.complete).toBe(3)
+    expect(after.cancelled).toBe(before.cancelled)
+  }],
+  ["ends the generator (its finally runs, ctx.signal aborts) when the client leaves mid-stream", async (base) => {
+    const count = 5_000_000
+    const before = await streamEnds(base)
+    const controller = new AbortController()
+    const response = await fetch(`${base}/api/streamed.ndjson?count=${count}`, { headers: withKey(), signal: controller.signal })
+    const reader = response.body!.getReader()
+    let read = 0
+    while (read < 256 * 1024) read += (await reader.read()).value!.byteLength
+    controller.abort()
+    let after = before
+    for (let waited = 0; after.cancelled === before.cancelled && waited < 5_000; waited += 20) {
+      await sleep(20)
+      after = await streamEnds(base)
+    }
+    expect(after.cancelled - before.cancelled).toBe(1)
+    expect(after.signalAborted - before.signalAborted).toBe(1)
+    // Pulled as the client read, not to the end: the 256 KiB read (about 8,000 rows) plus the buffers
+    // on the way, which stay far under 3 MB.
+    expect(after.rowsOfLastCancelled).toBeLessThan(100_000)
+    expect(after.complete).toBe(before.complete)
   }]
 ]
