@@ -71,10 +71,11 @@ describe("metrics with workers: 2 (node:cluster, server in a child process)", ()
     const pidOf = async (): Promise<number> =>
       (JSON.parse((await getOnFreshConnection(primary!.port, "/api/analytics/pid")).body) as { pid: number }).pid
     const first = new Set([await pidOf(), await pidOf()])
-    const { scrape, ms } = await scrapeWhileOtherWorkerBusy(primary.port, "/api/analytics/exit")
+    const { scrape } = await scrapeWhileOtherWorkerBusy(primary.port, "/api/analytics/exit")
     expect(scrape.status).toBe(503)
+    // Said when the worker exits; the 5 s deadline would say "did not answer within". No wall-clock
+    // bound here: `npm test` runs beside CPU-bound processes.
     expect(JSON.parse(scrape.body).error.message).toMatch(/exited before it answered/)
-    expect(ms).toBeLessThan(4_000)
     // The primary replaces the dead worker: let the new one start before the test stops the primary.
     while (first.has(await pidOf())) await new Promise((resolve) => setTimeout(resolve, 200))
   }, 120_000)
