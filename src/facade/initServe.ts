@@ -17,6 +17,8 @@ export interface ServeInit<TAuth extends ServeAuthContext, TContext> {
    * with this `context`.
    */
   readonly query: ProcedureBuilder<unknown, unknown, undefined, TAuth, TContext> & QueryFactory<TAuth, TContext>
+  /** `query` under @hypequery/serve's other name for it: the same object. */
+  readonly procedure: ProcedureBuilder<unknown, unknown, undefined, TAuth, TContext> & QueryFactory<TAuth, TContext>
   /** Identity helper that keeps each query's own types in the map. */
   queries<const TQueries extends ServeQueriesMap>(queries: TQueries): TQueries
   /** `defineServe` with these options; the config given here overrides them. */
@@ -46,8 +48,12 @@ const callableBuilder = <B extends object, F extends (...args: never) => unknown
  */
 export const initServe = <TAuth extends ServeAuthContext = ServeAuthContext, TContext = {}>(
   options: InitServeOptions<TAuth & ServeAuthContext, TContext>
-): ServeInit<TAuth & ServeAuthContext, TContext> => ({
-  query: callableBuilder(procedure<TAuth & ServeAuthContext, TContext>(), queryFactory(options.context)),
-  queries: (queries) => queries,
-  define: (config) => defineServe<typeof config.queries, TAuth & ServeAuthContext, TContext>({ ...options, ...config })
-})
+): ServeInit<TAuth & ServeAuthContext, TContext> => {
+  const query = callableBuilder(procedure<TAuth & ServeAuthContext, TContext>(), queryFactory(options.context))
+  return {
+    query,
+    procedure: query,
+    queries: (queries) => queries,
+    define: (config) => defineServe<typeof config.queries, TAuth & ServeAuthContext, TContext>({ ...options, ...config })
+  }
+}
