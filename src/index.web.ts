@@ -11,6 +11,8 @@ export { initServe } from "./facade/initServe.js"
 export type { InitServeOptions, ServeInit } from "./facade/initServe.js"
 export type { ProcedureBuilder } from "./facade/procedure.js"
 export { query } from "./facade/standaloneQuery.js"
+export { createApiKeyStrategy, createBearerTokenStrategy } from "./facade/credentialStrategies.js"
+export type { ApiKeyStrategyOptions, BearerTokenStrategyOptions } from "./facade/credentialStrategies.js"
 export type { DirectExecuteOptions, QueryFactory, QueryObjectConfig, StandaloneQuery } from "./facade/standaloneQuery.js"
 export type { QueryInput, QueryOutput } from "./facade/types.js"
 

@@ -7,6 +7,8 @@ import { Socket } from "node:net"
 import { Effect, Schema } from "effect"
 import {
   apiKeyAuth,
+  createApiKeyStrategy,
+  createBearerTokenStrategy,
   createNodeHandler,
   defineServe,
   initServe,
@@ -349,3 +351,35 @@ describe("security.verboseAuthErrors", () => {
     expect(await detailsOf(makeApi(false), "admin")).toEqual({ reason: "missing_role", required: ["admin"] })
   })
 })
+
+describe("createApiKeyStrategy and createBearerTokenStrategy", () => {
+  const callers: Record<string, ServeAuthContext> = { k1: { id: "u1" }, t1: { id: "u2" } }
+  const validate = (credential: string) => callers[credential] ?? null
+  const whoAmI = { query: ({ ctx }: { ctx: ServeContext }) => ({ id: ctx.auth?.id }) }
+  const ask = async (api: { handler: ReturnType<typeof defineServe>["handler"] }, headers: Record<string, string>, query: Record<string, string> = {}) => {
+    const answer = await api.handler({ method: "GET", path: "/api/analytics/whoAmI", headers, query })
+    return answer.status === 200 ? JSON.parse(String(answer.body)).id : answer.status
+  }
+
+  it("an API key from the query parameter first, else the header (a Bearer prefix dropped); none or an unknown one is no caller", async () => {
+    const api = defineServe({ auth: createApiKeyStrategy({ queryParam: "apiKey", validate }), queries: { whoAmI } })
+    expect(await ask(api, {}, { apiKey: "k1" })).toBe("u1")
+    expect(await ask(api, { authorization: "Bearer k1" })).toBe("u1")
+    expect(await ask(api, { Authorization: "k1" })).toBe("u1")
+    expect(await ask(api, { authorization: "Bearer nope" })).toBe(401)
+    expect(await ask(api, {})).toBe(401)
+    const document = JSON.parse(String((await api.handler(get("openapi.json"))).body))
+    expect(Object.values(document.components.securitySchemes)).toEqual([{ type: "apiKey", in: "query", name: "apiKey" }])
+  })
+
+  it("a bearer token after the prefix, trimmed; another prefix or an empty token is no caller", async () => {
+    const api = defineServe({ auth: createBearerTokenStrategy({ validate: async (token) => validate(token) }), queries: { whoAmI } })
+    expect(await ask(api, { authorization: "Bearer   t1  " })).toBe("u2")
+    expect(await ask(api, { authorization: "Basic t1" })).toBe(401)
+    expect(await ask(api, { authorization: "Bearer " })).toBe(401)
+    const custom = defineServe({ auth: createBearerTokenStrategy({ header: "x-token", prefix: "Token ", validate }), queries: { whoAmI } })
+    expect(await ask(custom, { "x-token": "Token t1" })).toBe("u2")
+    expect(await ask(custom, { authorization: "Bearer t1" })).toBe(401)
+  })
+})
+
