@@ -275,7 +275,7 @@ const makePipeline = (
 }
 
 /** `execute` rejects with a ServeHttpError that carries the response's status, type, message and details. */
-const toThrowable = (error: ServeError): Error => {
+export const toThrowable = (error: ServeError): Error => {
   if (error._tag === "ServeHttpError") return error
   const { status, envelope, headers } = toErrorResponse(error)
   return new ServeHttpError(status, envelope.error.type, envelope.error.message, { details: envelope.error.details, headers })

@@ -10,26 +10,6 @@ export interface MemoryRateLimitStoreOptions {
   readonly maxKeys?: number
 }
 
-/** The memory store answers synchronously, so limited requests stay on the synchronous path. */
-export interface MemoryRateLimitStore extends WindowCountingStore {
-  hit(key: string, windowMs: number): WindowCount
-  increment(key: string, windowMs: number): number
-  getTtl(key: string): number
-  reset(key: string): void
-  /** The count of the key's current window, 0 when there is none. */
-  count(key: string): number
-  /**
-   * Takes in what another store reported for `key` (a shared store's count and the milliseconds its
-   * window has left): the key's count becomes at least `count`.
-   */
-  observe(key: string, count: number, ttlMs: number): void
-  /**
-   * Forgets every window (as @hypequery/serve's `destroy()`). There is no timer to stop: expired
-   * windows are swept as new ones start. The store stays usable and counts from zero.
-   */
-  destroy(): void
-}
-
 interface Window {
   count: number
   readonly expiresAt: number
@@ -40,11 +20,19 @@ const DEFAULT_MAX_KEYS = 100_000
 /**
  * Fixed-window counters in one process. Windows live in a Map in the order they started, so
  * expired ones sit at its front: each new window first sweeps them from there, with no timer.
+ * It answers synchronously, so limited requests stay on the synchronous path.
  */
-class WindowCounters implements MemoryRateLimitStore {
+export class MemoryRateLimitStore implements WindowCountingStore {
   private readonly windows = new Map<string, Window>()
+  private readonly maxKeys: number
 
-  constructor(private readonly maxKeys: number) {}
+  /**
+   * `new MemoryRateLimitStore()` or `new MemoryRateLimitStore({ maxKeys })`. A number (the cleanup
+   * interval @hypequery/serve's store takes) is accepted and changes nothing: there is no timer.
+   */
+  constructor(options: MemoryRateLimitStoreOptions | number = {}) {
+    this.maxKeys = (typeof options === "number" ? undefined : options.maxKeys) ?? DEFAULT_MAX_KEYS
+  }
 
   increment(key: string, windowMs: number): number {
     return this.add(key, 1, windowMs)
@@ -55,11 +43,16 @@ class WindowCounters implements MemoryRateLimitStore {
     return { count, ttlMs: this.getTtl(key) }
   }
 
+  /** The count of the key's current window, 0 when there is none. */
   count(key: string): number {
     const window = this.windows.get(key)
     return window !== undefined && window.expiresAt > Date.now() ? window.count : 0
   }
 
+  /**
+   * Takes in what another store reported for `key` (a shared store's count and the milliseconds its
+   * window has left): the key's count becomes at least `count`.
+   */
   observe(key: string, count: number, ttlMs: number): void {
     if (ttlMs > 0 && count > this.count(key)) this.add(key, count - this.count(key), ttlMs)
   }
@@ -73,6 +66,10 @@ class WindowCounters implements MemoryRateLimitStore {
     this.windows.delete(key)
   }
 
+  /**
+   * Forgets every window (as @hypequery/serve's `destroy()`). There is no timer to stop: expired
+   * windows are swept as new ones start. The store stays usable and counts from zero.
+   */
   destroy(): void {
     this.windows.clear()
   }
@@ -99,7 +96,7 @@ class WindowCounters implements MemoryRateLimitStore {
 }
 
 export const makeMemoryRateLimitStore = (options: MemoryRateLimitStoreOptions = {}): MemoryRateLimitStore =>
-  new WindowCounters(options.maxKeys ?? DEFAULT_MAX_KEYS)
+  new MemoryRateLimitStore(options)
 
 /** A RateLimitStore for one process. */
 export const memoryRateLimitStoreLayer = (options?: MemoryRateLimitStoreOptions): Layer.Layer<RateLimitStore> =>

@@ -34,17 +34,17 @@ describe("workers: 2 (node:cluster, server in a child process)", () => {
   })
 
   it("SIGTERM while the workers start: ends them at once, and start() does not resolve", async () => {
-    // The workers listen 1 s after they boot, well before gracefulShutdownTimeout + 2 s would kill them.
-    program = startClusterProgram(clusterServer, ["--grace", "1000", "--worker-start-delay", "1000"])
+    // The workers would listen 60 s after they boot, and a drain would wait 60 s: a stop that waited
+    // for either could not end within the 20 s allowed, which a loaded machine cannot stretch an
+    // immediate stop to.
+    program = startClusterProgram(clusterServer, ["--grace", "60000", "--worker-start-delay", "60000"])
     await program.waitForLines((lines) => lines.filter((line) => line.startsWith("worker ")).length === 2, 20_000)
 
-    const sentAt = performance.now()
     program.child.kill("SIGTERM")
-    expect(await withinMs(program.exited, 10_000, "the stop")).toEqual({ code: null, signal: "SIGTERM" })
-    expect(performance.now() - sentAt).toBeLessThan(1500)
+    expect(await withinMs(program.exited, 20_000, "the stop")).toEqual({ code: null, signal: "SIGTERM" })
     expect(program.lines.filter((line) => line.startsWith("ready "))).toEqual([])
     for (const pid of program.workerPids()) expect(isRunning(pid)).toBe(false)
-  })
+  }, 60_000)
 
   it("rejects start() when a worker cannot listen, even if the program catches the worker's error", async () => {
     blocker = await listenOnFreePort()

@@ -4,8 +4,24 @@
  */
 import { createServer, IncomingMessage, type ServerResponse } from "node:http"
 import { Socket } from "node:net"
-import { apiKeyAuth, createNodeHandler, defineServe, initServe, makeMemoryRateLimitStore, rateLimit, type ServeAuthContext, type ServeContext, type ServeRequest } from "queryserve"
-import { describe, expect, it, vi } from "vitest"
+import { Effect, Schema } from "effect"
+import {
+  apiKeyAuth,
+  createApiKeyStrategy,
+  createBearerTokenStrategy,
+  createNodeHandler,
+  defineServe,
+  initServe,
+  makeMemoryRateLimitStore,
+  MemoryRateLimitStore,
+  query,
+  rateLimit,
+  type ServeAuthContext,
+  type ServeContext,
+  type ServeRequest
+} from "queryserve"
+import { describe, expect, expectTypeOf, it, vi } from "vitest"
+import { z } from "zod"
 
 const get = (path: string, headers: Record<string, string> = {}): ServeRequest =>
   ({ method: "GET", path: `/api/analytics/${path}`, headers, query: {} })
@@ -60,6 +76,85 @@ describe("the memory rate-limit store", () => {
     store.destroy()
     expect(store.getTtl("a")).toBe(0)
     expect(store.increment("a", 60_000)).toBe(1)
+  })
+
+  it("is a class: new MemoryRateLimitStore() limits through rateLimit({ store }), and the factory makes one", async () => {
+    expect(makeMemoryRateLimitStore()).toBeInstanceOf(MemoryRateLimitStore)
+    const store = new MemoryRateLimitStore()
+    const api = defineServe({
+      queries: { limited: { query: () => "ok", middlewares: [rateLimit({ max: 1, keyBy: () => "k", store })] } }
+    })
+    expect((await api.handler(get("limited"))).status).toBe(200)
+    expect((await api.handler(get("limited"))).status).toBe(429)
+    expect(store.count("k")).toBe(2)
+    store.destroy()
+    expect((await api.handler(get("limited"))).status).toBe(200)
+  })
+
+  it("takes { maxKeys }, and hypequery's cleanup interval (a number) without changing anything", () => {
+    const small = new MemoryRateLimitStore({ maxKeys: 2 })
+    for (const key of ["a", "b", "c"]) small.increment(key, 60_000)
+    expect(["a", "b", "c"].map((key) => small.count(key))).toEqual([0, 1, 1])
+    const hypequeryStyle = new MemoryRateLimitStore(60_000)
+    expect(hypequeryStyle.increment("a", 1_000)).toBe(1)
+    expect(hypequeryStyle.getTtl("a")).toBeGreaterThan(900)
+  })
+})
+
+describe("object-style queries: query({ input, output, query }).execute()", () => {
+  const { query: shared, define } = initServe({
+    auth: apiKeyAuth({ keys: { k1: { id: "u", roles: ["analyst"] } } }),
+    context: () => ({ factor: 2 })
+  })
+  const calls: Array<unknown> = []
+  const doubled = shared({
+    input: z.object({ n: z.number() }),
+    output: z.object({ doubled: z.number(), caller: z.string() }),
+    requiredRoles: ["analyst"],
+    query: ({ input, ctx }) => {
+      calls.push(input)
+      return { doubled: input.n * ctx.factor, caller: ctx.auth === null ? "none" : String(ctx.auth.id) }
+    }
+  })
+
+  it("runs in this process with initServe's context, its input validated, and no caller", async () => {
+    await expect(doubled.execute({ input: { n: 3 } })).resolves.toEqual({ doubled: 6, caller: "none" })
+    expectTypeOf(doubled.execute).parameter(0).toEqualTypeOf<{ readonly input?: { n: number }; readonly context?: Readonly<Record<string, unknown>>; readonly request?: Partial<ServeRequest> } | undefined>()
+    expectTypeOf(doubled.execute).returns.resolves.toEqualTypeOf<{ doubled: number; caller: string }>()
+  })
+
+  it("merges `context` over the factory's values", async () => {
+    await expect(doubled.execute({ input: { n: 3 }, context: { factor: 10 } })).resolves.toEqual({ doubled: 30, caller: "none" })
+  })
+
+  it("refuses an invalid input as api.execute does (400 VALIDATION_ERROR), without running the handler", async () => {
+    calls.length = 0
+    await expect(doubled.execute({ input: { n: "three" } as never })).rejects.toMatchObject({ status: 400, type: "VALIDATION_ERROR" })
+    expect(calls).toEqual([])
+  })
+
+  it("refuses an answer its output schema does not accept (500)", async () => {
+    const wrong = query({ output: Schema.Struct({ total: Schema.Number }), query: () => ({ total: "many" }) as never })
+    await expect(wrong.execute()).rejects.toMatchObject({ status: 500, type: "INTERNAL_SERVER_ERROR" })
+  })
+
+  it("is also a query definition: served by an API, with its schemas, strategies and guards", async () => {
+    const api = define({ queries: { doubled } })
+    const ask = (headers: Record<string, string>, n = "4") =>
+      api.handler({ method: "GET", path: "/api/analytics/doubled", headers, query: { n } })
+    expect((await ask({})).status).toBe(401)
+    const answer = await ask({ "x-api-key": "k1" })
+    expect(answer.status).toBe(200)
+    expect(JSON.parse(String(answer.body))).toEqual({ doubled: 8, caller: "u" })
+    expect((await ask({ "x-api-key": "k1" }, "four")).status).toBe(400)
+    await expect(api.execute("doubled", { input: { n: 1 }, trustedAuth: { id: "v", roles: ["viewer"] } })).rejects.toMatchObject({ status: 403 })
+  })
+
+  it("`query` on its own (no initServe): an empty context, the request given, and a handler's Effect run", async () => {
+    const plain = query({ input: Schema.Struct({ name: Schema.String }), query: ({ input, ctx }) => `${input.name}:${ctx.request.method}` })
+    await expect(plain.execute({ input: { name: "ada" }, request: { method: "GET" } })).resolves.toBe("ada:GET")
+    await expect(plain.execute({ input: { name: "ada" } })).resolves.toBe("ada:POST")
+    await expect(query({ query: () => Effect.succeed(5) }).execute()).resolves.toBe(5)
   })
 })
 
@@ -256,3 +351,35 @@ describe("security.verboseAuthErrors", () => {
     expect(await detailsOf(makeApi(false), "admin")).toEqual({ reason: "missing_role", required: ["admin"] })
   })
 })
+
+describe("createApiKeyStrategy and createBearerTokenStrategy", () => {
+  const callers: Record<string, ServeAuthContext> = { k1: { id: "u1" }, t1: { id: "u2" } }
+  const validate = (credential: string) => callers[credential] ?? null
+  const whoAmI = { query: ({ ctx }: { ctx: ServeContext }) => ({ id: ctx.auth?.id }) }
+  const ask = async (api: { handler: ReturnType<typeof defineServe>["handler"] }, headers: Record<string, string>, query: Record<string, string> = {}) => {
+    const answer = await api.handler({ method: "GET", path: "/api/analytics/whoAmI", headers, query })
+    return answer.status === 200 ? JSON.parse(String(answer.body)).id : answer.status
+  }
+
+  it("an API key from the query parameter first, else the header (a Bearer prefix dropped); none or an unknown one is no caller", async () => {
+    const api = defineServe({ auth: createApiKeyStrategy({ queryParam: "apiKey", validate }), queries: { whoAmI } })
+    expect(await ask(api, {}, { apiKey: "k1" })).toBe("u1")
+    expect(await ask(api, { authorization: "Bearer k1" })).toBe("u1")
+    expect(await ask(api, { Authorization: "k1" })).toBe("u1")
+    expect(await ask(api, { authorization: "Bearer nope" })).toBe(401)
+    expect(await ask(api, {})).toBe(401)
+    const document = JSON.parse(String((await api.handler(get("openapi.json"))).body))
+    expect(Object.values(document.components.securitySchemes)).toEqual([{ type: "apiKey", in: "query", name: "apiKey" }])
+  })
+
+  it("a bearer token after the prefix, trimmed; another prefix or an empty token is no caller", async () => {
+    const api = defineServe({ auth: createBearerTokenStrategy({ validate: async (token) => validate(token) }), queries: { whoAmI } })
+    expect(await ask(api, { authorization: "Bearer   t1  " })).toBe("u2")
+    expect(await ask(api, { authorization: "Basic t1" })).toBe(401)
+    expect(await ask(api, { authorization: "Bearer " })).toBe(401)
+    const custom = defineServe({ auth: createBearerTokenStrategy({ header: "x-token", prefix: "Token ", validate }), queries: { whoAmI } })
+    expect(await ask(custom, { "x-token": "Token t1" })).toBe("u2")
+    expect(await ask(custom, { authorization: "Bearer t1" })).toBe(401)
+  })
+})
+

@@ -71,14 +71,26 @@ describe("metrics with workers: 2 (node:cluster, server in a child process)", ()
     const pidOf = async (): Promise<number> =>
       (JSON.parse((await getOnFreshConnection(primary!.port, "/api/analytics/pid")).body) as { pid: number }).pid
     const first = new Set([await pidOf(), await pidOf()])
-    const { scrape, ms } = await scrapeWhileOtherWorkerBusy(primary.port, "/api/analytics/exit")
+    const { scrape } = await scrapeWhileOtherWorkerBusy(primary.port, "/api/analytics/exit")
     expect(scrape.status).toBe(503)
+    // Said when the worker exits; the 5 s deadline would say "did not answer within". No wall-clock
+    // bound here: `npm test` runs beside CPU-bound processes.
     expect(JSON.parse(scrape.body).error.message).toMatch(/exited before it answered/)
-    expect(ms).toBeLessThan(4_000)
     // The primary replaces the dead worker: let the new one start before the test stops the primary.
     while (first.has(await pidOf())) await new Promise((resolve) => setTimeout(resolve, 200))
   }, 120_000)
 })
+
+/**
+ * A scrape, asked again (up to twice) when it is the 503 of a worker or the primary that did not answer
+ * within its deadline: `npm test` runs beside CPU-bound processes, and the deadline itself is tested
+ * above. Any other answer is returned as it is.
+ */
+const answeredInTime = async (scrape: () => Promise<{ readonly status: number; readonly body: string }>) => {
+  let answer = await scrape()
+  for (let retry = 0; retry < 2 && answer.status === 503 && /did not answer within/.test(answer.body); retry++) answer = await scrape()
+  return answer
+}
 
 /** getOnFreshConnection with request headers: the guarded API's calls need a key. */
 const getWith = (port: number, path: string, headers: Record<string, string>): Promise<{ readonly status: number; readonly body: string }> =>
@@ -110,8 +122,8 @@ describe("metrics with workers: 2 and two APIs in the program", () => {
 
     // Consecutive connections go to alternate workers, so these scrapes land on both.
     for (let i = 0; i < 2; i++) {
-      const scrape = await getOnFreshConnection(primary.port, "/open/metrics")
-      expect(scrape.status).toBe(200)
+      const scrape = await answeredInTime(() => getOnFreshConnection(primary!.port, "/open/metrics"))
+      expect(scrape.status, scrape.body).toBe(200)
       expect(scrape.body).not.toContain("secretReport")
       const metrics = parseExposition(scrape.body)
       expect(valueOf(metrics, "queryserve_requests_total", { endpoint: "ping", method: "GET", status: "200" })).toBe(4)
@@ -121,8 +133,8 @@ describe("metrics with workers: 2 and two APIs in the program", () => {
       expect(metrics.types.get("nodejs_version_info")).toBe("gauge")
     }
     for (let i = 0; i < 2; i++) {
-      const scrape = await getWith(primary.port, "/closed/metrics", { "x-api-key": "ops-key" })
-      expect(scrape.status).toBe(200)
+      const scrape = await answeredInTime(() => getWith(primary!.port, "/closed/metrics", { "x-api-key": "ops-key" }))
+      expect(scrape.status, scrape.body).toBe(200)
       expect(scrape.body).not.toContain('endpoint="ping"')
       const metrics = parseExposition(scrape.body)
       expect(valueOf(metrics, "queryserve_requests_total", { endpoint: "secretReport", method: "GET", status: "200" })).toBe(6)

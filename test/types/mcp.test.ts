@@ -36,7 +36,7 @@ describe("MCP config types", () => {
   it("opts a query out with mcp: false or .mcp(false), keeping its types", () => {
     defineServe({ mcp: true, queries: { hidden: { mcp: false, query: () => 1 } } })
     const rows = query.input(Schema.Struct({ limit: Schema.NumberFromString })).mcp(false).query(({ input }) => [input.limit])
-    expectTypeOf(query.mcp(false)).toEqualTypeOf<typeof query>()
+    expectTypeOf(query.mcp(false)).toEqualTypeOf<ReturnType<typeof query.describe>>()
     expectTypeOf(query.mcp).returns.toMatchTypeOf<ProcedureBuilder<unknown, unknown, undefined, ServeAuthContext, unknown>>()
     expectTypeOf<QueryInput<typeof rows>>().toEqualTypeOf<{ readonly limit: string }>()
     expectTypeOf<QueryOutput<typeof rows>>().toEqualTypeOf<Array<number>>()

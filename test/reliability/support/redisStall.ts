@@ -7,7 +7,17 @@
  */
 import { expect } from "vitest"
 import type { RedisServer } from "../../support/redisServer.js"
-import { expiredWhileHealthy, type Hit, isWrong, sleep, startLoad, STORE_DEADLINE_MS, untilCounting } from "./limiterHits.js"
+import {
+  countedAfterRecovery,
+  expiredWhileHealthy,
+  type FailureWindow,
+  type Hit,
+  isWrong,
+  sleep,
+  startLoad,
+  STORE_DEADLINE_MS,
+  untilCounting
+} from "./limiterHits.js"
 import { figure } from "./report.js"
 import type { Target } from "./target.js"
 
@@ -15,6 +25,12 @@ export interface RedisStallSize {
   readonly stalls: number
   /** How long each stall lasts, ms. */
   readonly stallMs: number
+  /**
+   * "strict" (the long run): every answer within the deadline plus a margin, and a hit sent in a stall
+   * never counted. "tolerant" (`npm test`, which must pass beside CPU-bound processes): no latency
+   * bound, and a hit sent in a stall may be counted once Redis continues (see `countedAfterRecovery`).
+   */
+  readonly timing: "strict" | "tolerant"
 }
 
 /**
@@ -29,13 +45,13 @@ const percentile = (values: ReadonlyArray<number>, p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
 }
 
-export const stallUnderLoad = async (redis: RedisServer, target: Target, { stalls, stallMs }: RedisStallSize): Promise<void> => {
+export const stallUnderLoad = async (redis: RedisServer, target: Target, { stalls, stallMs, timing }: RedisStallSize): Promise<void> => {
   const port = target.ports().faults
   const MARGIN_MS = marginFor(stallMs)
   await untilCounting(port)
   const load = startLoad(port)
   load.phase = "healthy"
-  const stopped: Array<readonly [from: number, to: number]> = []
+  const stopped: Array<FailureWindow> = []
   let hits: ReadonlyArray<Hit>
   try {
     for (let stall = 0; stall < stalls; stall++) {
@@ -65,7 +81,8 @@ export const stallUnderLoad = async (redis: RedisServer, target: Target, { stall
     hits = await load.stop()
   }
 
-  const wrong = hits.filter(isWrong)
+  const tolerated = (h: Hit) => timing === "tolerant" && countedAfterRecovery(h, stopped)
+  const wrong = hits.filter((h) => isWrong(h) && !tolerated(h))
   const late = hits.filter((h) => h.ms > STORE_DEADLINE_MS + MARGIN_MS)
   const sentInStall = hits.filter((h) => stopped.some(([from, to]) => h.sentAt >= from && h.sentAt < to))
   const latencies = sentInStall.map((h) => h.ms)
@@ -81,10 +98,12 @@ export const stallUnderLoad = async (redis: RedisServer, target: Target, { stall
       `max ${Math.round(Math.max(0, ...latencies))} ms (store deadline ${STORE_DEADLINE_MS} ms + margin ${MARGIN_MS} ms); ` +
       `their statuses ${[...statuses].map(([key, n]) => `${key}×${n}`).join(", ")} (a fail-closed 200 was sent in a stall's last ` +
       `${STORE_DEADLINE_MS} ms and answered by Redis in time); ${late.length} requests late, ${wrong.length} wrong answers, ` +
-      `${target.crashes} crashes; ${expiredWhileHealthy(hits)} requests outside the stalls passed the deadline on the loaded machine`
+      `${target.crashes} crashes; ${expiredWhileHealthy(hits)} requests outside the stalls passed the deadline on the loaded machine` +
+      (timing === "tolerant" ? `; ${hits.filter((h) => isWrong(h) && tolerated(h)).length} sent in a stall were counted once Redis continued` : "")
   )
   expect(failing.filter((h) => h.failOpen).length).toBeGreaterThan(0)
   expect(failing.filter((h) => !h.failOpen).length).toBeGreaterThan(0)
-  expect([wrong.slice(0, 3), late.slice(0, 3)]).toEqual([[], []])
+  expect(wrong.slice(0, 3)).toEqual([])
+  if (timing === "strict") expect(late.slice(0, 3)).toEqual([])
   expect(target.crashes).toBe(0)
 }
