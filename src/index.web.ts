@@ -102,6 +102,7 @@ export type { MemoryRateLimitStoreOptions } from "./services/memoryRateLimitStor
 export type { WindowCount, WindowCountingStore } from "./services/windowCount.js"
 
 export { ResultCacheStore } from "./cache/ResultCacheStore.js"
+export { ResultCacheNamespace } from "./cache/cacheNamespace.js"
 export { StoredResult } from "./stages/storedResult.js"
 export type { ResultCacheFilter, ResultCacheStoreService, ResultCacheStoreStats } from "./cache/ResultCacheStore.js"
 export type { ResultCacheKey } from "./stages/storedResult.js"

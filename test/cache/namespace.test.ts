@@ -2,7 +2,9 @@
  * Two APIs on one Redis with default options: each keeps its own entries (the default prefix names
  * the API), while every process of one API (here: two definitions of it, as two processes make) shares them.
  */
-import { defineServe, redisResultCacheStore } from "queryserve"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { defineServe, makeMemoryResultCacheStore, redisResultCacheStore, ResultCacheNamespace, ResultCacheStore } from "queryserve"
 import { createClient } from "redis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RedisServer, redisUnavailable, startRedis } from "../support/redisServer.js"
@@ -92,4 +94,22 @@ describe.skipIf(skipReason !== undefined)("result cache namespace on one real re
     expect((await sameName.handler(get("orders"))).headers["x-cache"]).toBe("HIT")
     for (const api of [named, prefixed, sameName]) await api.dispose()
   })
+})
+
+it("hands the namespace to a store layer of the user's own, which reads it from the public Tag", async () => {
+  const seen: Array<string> = []
+  const recording = Layer.effect(
+    ResultCacheStore,
+    Effect.map(ResultCacheNamespace, (namespace) => {
+      seen.push(namespace)
+      return makeMemoryResultCacheStore()
+    })
+  )
+  const named = defineServe({ resultCache: { store: recording, namespace: "billing" }, queries: { a: { cacheTtlMs: 1000, query: () => 1 } } })
+  const derived = defineServe({ resultCache: { store: recording }, queries: { a: { cacheTtlMs: 1000, query: () => 1 } } })
+  await named.execute("a")
+  await derived.execute("a")
+  expect(seen[0]).toBe("billing")
+  expect(seen[1]).toMatch(/^[\w-]{12}$/)
+  await Promise.all([named.dispose(), derived.dispose()])
 })
