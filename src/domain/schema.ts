@@ -140,6 +140,8 @@ const compileEffectSchema = (schema: Schema.Schema.AnyNoContext, role: SchemaRol
   const options = { errors: "all", onExcessProperty: "ignore" } as const
   const decodeSync = ParseResult.decodeUnknownEither(schema, options)
   // Valid input of the usual shapes skips Effect's decoder; anything else, and every failure, goes through it.
+  // The shapes it covers have no transformation, so encoding a valid value gives what decoding it
+  // does: outputs (and each streamed row) take the same path.
   const fastDecode = compileFastDecoder(schema.ast)
   const encodeSync = ParseResult.encodeUnknownEither(schema, options)
   // Schemas with async transformations cannot run synchronously; they take the promise path.
@@ -163,6 +165,10 @@ const compileEffectSchema = (schema: Schema.Schema.AnyNoContext, role: SchemaRol
       throw invalid(result.left)
     },
     encode: (value) => {
+      if (fastDecode !== undefined) {
+        const encoded = fastDecode(value, options)
+        if (encoded !== NO_MATCH) return encoded
+      }
       const result = encodeSync(value)
       if (Either.isRight(result)) return result.right
       if (isAsyncRequired(result.left)) return runAsync(ParseResult.encodeUnknown(schema, options)(value), unshapeable)

@@ -96,8 +96,9 @@ const notTabular = (format: OutputFormat, why: string): NotAcceptable =>
 const csvDate = (date: Date): string => (Number.isNaN(date.getTime()) ? "" : date.toISOString())
 
 const csvField = (value: Cell): string => {
-  // NaN and ±Infinity are empty, as JSON writes them null: the two formats of one result agree.
-  if (value === null || value === undefined || (typeof value === "number" && !Number.isFinite(value))) return ""
+  if (value === null || value === undefined) return ""
+  // A number needs no quoting; NaN and ±Infinity are empty, as JSON writes them null.
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : ""
   const text = value instanceof Date ? csvDate(value) : String(value)
   // RFC 4180: a field with a comma, quote or line break is quoted, and its quotes doubled.
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
