@@ -76,7 +76,7 @@ describe.skipIf(!available)("DEMO_ENGINE=clickhouse npm start", () => {
   it("serves all ten endpoints and the orders dataset, and refuses a tenant key on the admin one", async () => {
     const document = (await callApi(demo.baseUrl, "openapi.json")).json as { paths: Record<string, unknown> }
     expect(Object.keys(document.paths).map((path) => path.slice("/api/analytics/".length)).sort()).toEqual(
-      [...ENDPOINTS, "datasets", "datasets/orders"].sort()
+      [...ENDPOINTS, "ordersPage", "datasets", "datasets/orders"].sort()
     )
     expect((await callApi(demo.baseUrl, "tenantsOverview", { key: ADMIN_KEY })).status).toBe(200)
     expect((await callApi(demo.baseUrl, "tenantsOverview", { key: "demo-acme-key" })).status).toBe(403)
