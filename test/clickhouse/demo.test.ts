@@ -10,12 +10,15 @@ import { type EmbeddedClickHouse, openChdb } from "../../examples/clickhouse/chd
 import { clickHouseDriver } from "../../examples/clickhouse/clickhouse.js"
 import { ADMIN_KEY, type CrossCheck, itAnswersLikeDuckDb, prepareCrossCheck } from "../demo/support/crossCheck.js"
 import { itRefusesDaysSomeEngineCannotHold } from "../demo/support/dayRange.js"
+import { itExportsAFullYear, observedStreams, startedExport } from "../demo/support/exports.js"
 import { type DemoProcess, startDemo } from "../demo/support/demoProcess.js"
 import { callApi } from "../demo/support/http.js"
 import { METRIC_CASES } from "../demo/support/references.js"
 import { findChdbForTests } from "../support/chdb.js"
 
 const ROWS = 20_000
+/** Pages of a chDB stream, small so that a tenant's year (several thousand orders) takes several. */
+const PAGE_ROWS = 1_000
 /** The started demo only shows that it starts and serves: the cross-check above compares the rows. */
 const STARTED_ROWS = 2_000
 const ENDPOINTS = [...new Set(Object.values(METRIC_CASES).map((metric) => metric.endpoint))]
@@ -27,7 +30,7 @@ describe.skipIf(!available)("the demo API over chDB answers as over DuckDB", () 
   let check: CrossCheck
 
   beforeAll(async () => {
-    clickhouse = await openChdb()
+    clickhouse = await openChdb(undefined, { pageRows: PAGE_ROWS })
     check = await prepareCrossCheck(clickhouse.target, createDb(clickHouseDriver(clickhouse.executor)), undefined, ROWS)
   })
 
@@ -41,6 +44,18 @@ describe.skipIf(!available)("the demo API over chDB answers as over DuckDB", () 
   })
 
   itRefusesDaysSomeEngineCannotHold(() => check)
+
+  itExportsAFullYear(() => ({ baseUrl: check.api.baseUrl, db: createDb(clickHouseDriver(clickhouse.executor)) }))
+
+  it("an export ended mid-stream asks for no further page, and the session answers the next query", async () => {
+    const { driver, ends } = observedStreams(clickHouseDriver(clickhouse.executor))
+    const rows = await startedExport(createDb(driver))
+    const left = performance.now()
+    await rows.return()
+    expect(ends).toEqual([{ batches: 1, complete: false, at: expect.any(Number) }])
+    expect(ends[0]!.at - left).toBeLessThan(100)
+    expect(await createDb(driver).table("products").select("product_id").limit(1).execute()).toHaveLength(1)
+  })
 
   itAnswersLikeDuckDb(ENDPOINTS, () => check)
 })
