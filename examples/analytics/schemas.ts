@@ -164,12 +164,18 @@ export const OrderValuePercentilesOutput = rows({
   p99: Money
 })
 
+/**
+ * An integer written inline in JSON Schema, not as a `$ref` to a shared definition: the MCP tool of
+ * a paginated endpoint nests the row schema under `data`, where such a reference no longer resolves.
+ */
+const InlineInt = Schema.Number.pipe(Schema.int())
+
 export const OrdersExportOutput = rows({
-  order_id: Schema.Int,
+  order_id: InlineInt,
   day: DayText,
   region: RegionText,
   product: Schema.String,
-  quantity: Schema.Int,
+  quantity: InlineInt,
   amount: Money
 })
 
