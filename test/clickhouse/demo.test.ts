@@ -1,5 +1,5 @@
 /**
- * The demo on embedded ClickHouse: the ten endpoints served over chDB, each called for every
+ * The demo on embedded ClickHouse: the endpoints served over chDB, each called for every
  * tenant and checked against the same API over DuckDB and independent SQL on the same generated
  * rows; and `DEMO_ENGINE=clickhouse npm start` as a user runs it.
  */
@@ -89,7 +89,7 @@ describe.skipIf(!available)("DEMO_ENGINE=clickhouse npm start", () => {
     }
   })
 
-  it("serves all ten endpoints and the orders dataset, and refuses a tenant key on the admin one", async () => {
+  it("serves all eleven endpoints (the ten cross-checked and ordersPage) and the orders dataset, and refuses a tenant key on the admin one", async () => {
     const document = (await callApi(demo.baseUrl, "openapi.json")).json as { paths: Record<string, unknown> }
     expect(Object.keys(document.paths).map((path) => path.slice("/api/analytics/".length)).sort()).toEqual(
       [...ENDPOINTS, "ordersPage", "datasets", "datasets/orders"].sort()
