@@ -10,7 +10,7 @@ import { type EmbeddedClickHouse, openChdb } from "../../examples/clickhouse/chd
 import { clickHouseDriver } from "../../examples/clickhouse/clickhouse.js"
 import { ADMIN_KEY, type CrossCheck, itAnswersLikeDuckDb, prepareCrossCheck } from "../demo/support/crossCheck.js"
 import { itRefusesDaysSomeEngineCannotHold } from "../demo/support/dayRange.js"
-import { itExportsAFullYear, observedStreams, startedExport } from "../demo/support/exports.js"
+import { itExportsAFullYear, itPagesLikeTheExport, observedStreams, startedExport } from "../demo/support/exports.js"
 import { type DemoProcess, startDemo } from "../demo/support/demoProcess.js"
 import { callApi } from "../demo/support/http.js"
 import { METRIC_CASES } from "../demo/support/references.js"
@@ -44,6 +44,8 @@ describe.skipIf(!available)("the demo API over chDB answers as over DuckDB", () 
   })
 
   itRefusesDaysSomeEngineCannotHold(() => check)
+
+  itPagesLikeTheExport(() => check.api.baseUrl, 20)
 
   itExportsAFullYear(() => ({ baseUrl: check.api.baseUrl, db: createDb(clickHouseDriver(clickhouse.executor)) }))
 

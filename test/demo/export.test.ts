@@ -10,7 +10,7 @@ import { createDemoDatabase, type DemoDatabase } from "../../examples/analytics/
 import { ConnectionPool, duckDbDriver } from "../../examples/analytics/duckdb.js"
 import { createDb, type Db } from "../../examples/analytics/sql.js"
 import { TENANT_KEYS } from "./support/crossCheck.js"
-import { FULL_YEAR, itExportsAFullYear, observedStreams, startedExport, tallyCsv } from "./support/exports.js"
+import { FULL_YEAR, itExportsAFullYear, itPagesLikeTheExport, observedStreams, startedExport, tallyCsv } from "./support/exports.js"
 
 /** Enough that a tenant's year (about 150,000 rows, 9 MB of CSV) outlasts the sockets' buffers. */
 const ROWS = 300_000
@@ -97,23 +97,7 @@ describe("ordersExport over DuckDB", () => {
 describe("ordersPage", () => {
   const WEEK = { from: "2025-03-01", to: "2025-03-07" }
 
-  it("walks the export's rows a page at a time, each once, following nextCursor and the Link header", async () => {
-    const exported = await (await get(`ordersExport?${new URLSearchParams(WEEK)}`, TENANT_KEYS.globex)).json() as Array<unknown>
-    expect(exported.length).toBeGreaterThan(2 * 300)
-    const walked: Array<unknown> = []
-    let path: string | undefined = `ordersPage?${new URLSearchParams({ ...WEEK, limit: "300" })}`
-    while (path !== undefined) {
-      const response = await get(path, TENANT_KEYS.globex)
-      expect(response.status).toBe(200)
-      const { data, page } = await response.json() as { data: Array<unknown>; page: { nextCursor: string | null; hasMore: boolean } }
-      walked.push(...data)
-      const link = response.headers.get("link")
-      expect(link !== null).toBe(page.hasMore)
-      path = page.nextCursor === null ? undefined : `ordersPage?${new URLSearchParams({ ...WEEK, limit: "300", cursor: page.nextCursor })}`
-      if (link !== null) expect(link).toContain(`cursor=${encodeURIComponent(page.nextCursor!)}`)
-    }
-    expect(walked).toEqual(exported)
-  })
+  itPagesLikeTheExport(() => baseUrl, 300)
 
   it("refuses a limit above 1,000 and a cursor sent with another range", async () => {
     expect((await get(`ordersPage?${new URLSearchParams({ ...WEEK, limit: "1001" })}`, TENANT_KEYS.acme)).status).toBe(400)

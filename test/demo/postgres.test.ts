@@ -9,7 +9,7 @@ import { POSTGRES_ENDPOINTS, postgresDriver, postgresTarget } from "../../exampl
 import { TENANT_IDS } from "../../examples/analytics/dataset.js"
 import { type CrossCheck, itAnswersLikeDuckDb, prepareCrossCheck } from "./support/crossCheck.js"
 import { itRefusesDaysSomeEngineCannotHold } from "./support/dayRange.js"
-import { itExportsAFullYear, startedExport } from "./support/exports.js"
+import { itExportsAFullYear, itPagesLikeTheExport, startedExport } from "./support/exports.js"
 import { PLACEHOLDER_VALUE, STANDARD_PLACEHOLDER_CASES } from "./support/placeholderCases.js"
 import { expectOnlyScopedReads, readsThroughEveryKeySpelling, tenantsReadWithRawOr } from "./support/scopeEscapes.js"
 import { findPostgresBin, type PostgresServer, startPostgres } from "../support/postgresServer.js"
@@ -89,6 +89,8 @@ describe.skipIf(skipReason !== undefined)("the demo API over Postgres", () => {
   })
 
   itRefusesDaysSomeEngineCannotHold(() => check)
+
+  itPagesLikeTheExport(() => check.api.baseUrl, 20)
 
   itExportsAFullYear(() => ({ baseUrl: check.api.baseUrl, db: createDb(postgresDriver(pool)) }))
 

@@ -77,6 +77,32 @@ export const itExportsAFullYear = (engine: () => { readonly baseUrl: string; rea
   })
 }
 
+/**
+ * `ordersPage` walked to its end for a week, `limit` rows a page, by its cursors: the same rows as the
+ * week's export, each once; a `Link` header names the next page exactly when there is one.
+ */
+export const itPagesLikeTheExport = (baseUrl: () => string, limit: number): void => {
+  it("ordersPage walks the export's rows a page at a time, each once, following nextCursor and the Link header", async () => {
+    const week = { from: "2025-03-01", to: "2025-03-07" }
+    const get = (path: string) => fetch(`${baseUrl()}/${path}`, { headers: { "x-api-key": TENANT_KEYS.globex } })
+    const exported = await (await get(`ordersExport?${new URLSearchParams(week)}`)).json() as Array<unknown>
+    expect(exported.length).toBeGreaterThan(2 * limit)
+    const walked: Array<unknown> = []
+    const pageOf = (cursor?: string) => `ordersPage?${new URLSearchParams({ ...week, limit: String(limit), ...(cursor === undefined ? {} : { cursor }) })}`
+    for (let path: string | undefined = pageOf(); path !== undefined;) {
+      const response = await get(path)
+      expect(response.status).toBe(200)
+      const { data, page } = await response.json() as { data: Array<unknown>; page: { nextCursor: string | null; hasMore: boolean } }
+      walked.push(...data)
+      const link = response.headers.get("link")
+      expect(link !== null).toBe(page.hasMore)
+      if (page.nextCursor !== null) expect(link).toContain(`cursor=${encodeURIComponent(page.nextCursor)}`)
+      path = page.nextCursor === null ? undefined : pageOf(page.nextCursor)
+    }
+    expect(walked).toEqual(exported)
+  })
+}
+
 /** One tenant's full-year export taken in-process: a first row read, as a server has before its client leaves. */
 export const startedExport = async (db: Db, signal?: AbortSignal) => {
   const rows = metrics.ordersExport(scopedTo(db, TENANT_IDS[0]!), FULL_YEAR, signal)
