@@ -118,8 +118,9 @@ export const compactRowReader = () => {
 /**
  * The queries of a ClickHouse server, through `@clickhouse/client`, with `settings` on each: whole
  * (JSON) or streamed (the client's stream of JSONCompactEachRowWithNamesAndTypes lines, read as the
- * server sends them). A stream ended early closes its HTTP response and aborts the request, and the
- * server cancels a query whose client went away.
+ * server sends them). A stream ended early closes its HTTP response and aborts the request; with
+ * `cancel_http_readonly_queries_on_client_close` the server then cancels the query, even one still
+ * computing.
  */
 export const serverQueries = (client: ClickHouseClient, settings: ClickHouseSettings): Omit<ClickHouseExecutor, "close"> => ({
   query: async (query, query_params, signal) => {
@@ -136,7 +137,8 @@ export const serverQueries = (client: ClickHouseClient, settings: ClickHouseSett
         query,
         query_params,
         format: "JSONCompactEachRowWithNamesAndTypes",
-        clickhouse_settings: settings,
+        // Without it the server notices a client gone only when a write fails, after the query has computed its first block.
+        clickhouse_settings: { ...settings, cancel_http_readonly_queries_on_client_close: 1 },
         abort_signal: request.signal
       })
       try {
