@@ -11,9 +11,11 @@
  *   BENCH_ONLY=a,b         only these: peer names (raw, fastify, hono, hypequery, effect,
  *                          queryserve-bare, queryserve-full, queryserve-full-log, queryserve-full-w2,
  *                          queryserve-full-metrics) and/or sections (get, post, workers, metrics, rss,
- *                          openapi, coldstart, bundle, mcp, cache, goals, datasets)
+ *                          openapi, coldstart, bundle, mcp, cache, goals, datasets, export)
  *   BENCH_PAIRS=n          rounds per goal of the `goals` and `datasets` sections (default 8)
  *   BENCH_PAIR_DURATION=s  seconds per run in the `goals` and `datasets` sections (default 2)
+ *   BENCH_EXPORT_ROUNDS=n  exports per server in the `export` section (default 3)
+ *   BENCH_EXPORT_ROWS=n    demo order rows the `export` section builds (default 800000: one tenant's year is about 400,000)
  *   BENCH_NO_WRITE=1       print only, leave results.json / RESULTS.md alone
  */
 import { execFileSync } from "node:child_process";
@@ -26,6 +28,7 @@ import type { CacheResults } from "./lib/cacheReport.js";
 import { runLoad, type RunResult, type Target } from "./lib/load.js";
 import { runMcpTask } from "./tasks/mcp.js";
 import { runDatasetsTask } from "./tasks/datasets.js";
+import { runExportTask } from "./tasks/export.js";
 import { runPairedTask } from "./tasks/paired.js";
 import {
   consoleReport,
@@ -464,6 +467,11 @@ const main = async (): Promise<void> => {
     log("== Datasets: a dataset query against the same question answered by hand, in back-to-back pairs (alternating first)");
     const runCompileTask = async (): Promise<TaskResult> => (await runTask("tasks/datasetCompile.ts", {})).outcome;
     results.datasets = await runDatasetsTask({ connections: CONNECTIONS, warmupSec: WARMUP, log, format: fmtRun, runCompileTask });
+  }
+  if (sectionOn("export")) {
+    await background();
+    log("== Export: one tenant's orders of a year as CSV from DuckDB, queryserve vs node:http streaming by hand");
+    results.export = await runExportTask({ log });
   }
   meta.totalSec = (performance.now() - t0) / 1000;
   process.stdout.write(`${consoleReport(results)}\n\n`);

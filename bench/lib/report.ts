@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mcpLines } from "../tasks/mcp.js";
 import { datasetLines } from "../tasks/datasets.js";
+import { exportLines } from "../tasks/export.js";
 import { pairedLines } from "../tasks/paired.js";
 import { type CacheResults, cacheReportLines } from "./cacheReport.js";
 import type { RunResult } from "./load.js";
@@ -106,6 +107,8 @@ export interface Results {
   goals?: TaskResult;
   /** a dataset query against the same question answered by hand, in pairs; compiling a query */
   datasets?: TaskResult;
+  /** one tenant's orders exported as CSV, queryserve against node:http streaming by hand */
+  export?: TaskResult;
   cache?: CacheResults;
 }
 
@@ -219,6 +222,7 @@ export const consoleReport = (results: Results): string => {
   if (results.goals !== undefined) parts.push("\nGoals in back-to-back pairs", pairedLines(results.goals).join("\n"));
   if (results.cache !== undefined) parts.push("\nResult cache", ...cacheReportLines(results.cache, textTable));
   if (results.datasets !== undefined) parts.push("\nDatasets", datasetLines(results.datasets).join("\n"));
+  if (results.export !== undefined) parts.push("\nExport (CSV, streamed)", exportLines(results.export).join("\n"));
   return parts.join("\n");
 };
 
@@ -387,6 +391,16 @@ export const writeResultFiles = (results: Results, jsonPath: string, mdPath: str
       "Revenue by region for one tenant (`{\"dimensions\":[\"region\"],\"measures\":[\"revenue\"]}`, POST `/api/analytics/datasets/orders`) over the demo's DuckDB database, in back-to-back pairs as in the goals section: uncached against a hand-written queryserve endpoint running hand-written SQL on a database built the same way (each server builds its own: the same rows, keys, tenant config and pool size), and with the result cache on against raw node:http answering from a Map. Then checking and compiling a query with `toSql`, in one process without a database.",
       "",
       ...datasetLines(results.datasets),
+      "",
+    );
+  }
+  if (results.export !== undefined) {
+    out.push(
+      "## Export",
+      "",
+      "One tenant's orders of a year as CSV (GET `/api/analytics/ordersExport.csv`) from the demo's DuckDB database: queryserve's streamed `ordersExport` against node:http streaming the same DuckDB result as CSV by hand, one export at a time, alternating. RSS growth is the server's highest reading during an export less its reading before; \"client leaving → query end\" is from a client closing its socket after the first chunk to the server's database stream having closed.",
+      "",
+      ...exportLines(results.export),
       "",
     );
   }

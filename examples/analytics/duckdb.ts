@@ -21,6 +21,21 @@ import type { Row, SqlDriver, Statement } from "./sql.js"
 const INTERRUPT_REPEAT_MS = 20
 
 /**
+ * Interrupts what `connection` runs. DuckDB drops an interrupt that comes between two statements of
+ * a piece of work, or before its worker thread starts one: `start` repeats it until `stop`.
+ */
+const interrupterOf = (connection: DuckDBConnection) => {
+  let repeating: NodeJS.Timeout | undefined
+  return {
+    start: (): void => {
+      connection.interrupt()
+      repeating ??= setInterval(() => connection.interrupt(), INTERRUPT_REPEAT_MS)
+    },
+    stop: (): void => clearInterval(repeating)
+  }
+}
+
+/**
  * Connections handed out one statement at a time. A DuckDB connection runs one statement at a
  * time, so concurrent requests on a single connection queue behind each other; a few connections
  * let a short query pass a long one (each query still uses all cores inside DuckDB). A request that
@@ -47,17 +62,31 @@ export class ConnectionPool {
    */
   async use<A>(work: (connection: DuckDBConnection) => Promise<A>, signal?: AbortSignal): Promise<A> {
     const connection = await this.acquire(signal)
-    let repeating: NodeJS.Timeout | undefined
-    // DuckDB drops an interrupt that comes between two statements of `work`, or before its worker
-    // thread starts one: repeat it until `work` has ended.
-    const interrupt = (): void => {
-      connection.interrupt()
-      repeating = setInterval(() => connection.interrupt(), INTERRUPT_REPEAT_MS)
-    }
+    const interrupter = interrupterOf(connection)
     try {
-      return await cancellable(signal, () => work(connection), interrupt)
+      return await cancellable(signal, () => work(connection), interrupter.start)
     } finally {
-      clearInterval(repeating)
+      interrupter.stop()
+      this.release(connection)
+    }
+  }
+
+  /**
+   * use() for a result read over time: the connection stays taken while the caller iterates what
+   * `work` yields, and is handed on once the iteration ends, whether it ran out, failed or was
+   * ended early (`return()`). `signal` interrupts the running statement, as in use().
+   */
+  async *useStreaming<A>(work: (connection: DuckDBConnection) => AsyncIterable<A>, signal?: AbortSignal): AsyncGenerator<A, void, undefined> {
+    const connection = await this.acquire(signal)
+    const interrupter = interrupterOf(connection)
+    signal?.addEventListener("abort", interrupter.start, { once: true })
+    try {
+      yield* work(connection)
+    } catch (error) {
+      throw signal?.aborted ? signal.reason : error
+    } finally {
+      signal?.removeEventListener("abort", interrupter.start)
+      interrupter.stop()
       this.release(connection)
     }
   }
@@ -131,8 +160,28 @@ const run = async (connection: DuckDBConnection, { sql, params, checks }: Statem
   }
 }
 
+/**
+ * A streaming result, one converted chunk (up to 2,048 rows) at a time: DuckDB computes the next
+ * rows only as chunks are fetched. A result left unread when the caller stops is dropped by the
+ * connection's next statement.
+ */
+async function* streamChunks(connection: DuckDBConnection, { sql, params, checks }: Statement): AsyncGenerator<ReadonlyArray<Row>, void, undefined> {
+  for (const check of checks) await assertReadsOnly(connection, check)
+  const prepared = await connection.prepare(sql)
+  try {
+    prepared.bind([...params])
+    const result = await prepared.stream()
+    yield* result.yieldConvertedRowObjects(toJson) as AsyncIterable<ReadonlyArray<Row>>
+  } finally {
+    prepared.destroySync()
+  }
+}
+
 /** A driver over one connection, or over a pool of connections to the same database. */
 export const duckDbDriver = (connections: DuckDBConnection | ConnectionPool): SqlDriver => {
   const pool = connections instanceof ConnectionPool ? connections : new ConnectionPool([connections])
-  return { execute: (statement, signal) => pool.use((connection) => run(connection, statement), signal) }
+  return {
+    execute: (statement, signal) => pool.use((connection) => run(connection, statement), signal),
+    stream: (statement, signal) => pool.useStreaming((connection) => streamChunks(connection, statement), signal)
+  }
 }

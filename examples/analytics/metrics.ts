@@ -14,7 +14,6 @@ export interface DateRange {
 export type NoInput = Record<string, never>
 
 export const TOP_PRODUCTS_MAX = 100
-export const EXPORT_MAX_ROWS = 10_000
 export const RETENTION_MONTHS = 5
 
 export const GRANULARITIES = ["day", "week", "month"] as const
@@ -227,30 +226,44 @@ export type OrdersExportRow = {
   amount: number
 }
 
-/** Flat rows for CSV, oldest order id first, at most `maxRows` (default 1,000). */
-export async function ordersExport(
+/** The order rows of ordersExport and ordersPage: the caller's orders in the range, oldest order id first. */
+const orderRows = (db: Db, input: DateRange & { region?: string }, maxRows?: number) => {
+  const inRange = ordersIn(db, input)
+  const orders = (input.region === undefined ? inRange : inRange.where("region", "eq", input.region))
+    .select("order_id", "day", "region", "product_id", "quantity", "amount")
+  return {
+    // Limited before the join, so only maxRows orders are looked up.
+    orders: maxRows === undefined ? orders : orders.orderBy("order_id").limit(maxRows),
+    products: db.table("products").select("product_id", "name")
+  }
+}
+
+const ORDER_ROWS = `SELECT o.order_id, o.day, o.region, p.name AS product, o.quantity, o.amount
+       FROM orders o JOIN products p USING (product_id)
+       ORDER BY o.order_id`
+
+/**
+ * Every order of the range (or the first `maxRows`), streamed as the database hands them over:
+ * DuckDB's result chunks, a Postgres cursor, ClickHouse's stream. Ending the iteration early (the
+ * client left) stops the query; so does `signal`.
+ */
+export function ordersExport(
   db: Db,
   input: DateRange & { maxRows?: number; region?: string },
   signal?: AbortSignal
+): AsyncGenerator<OrdersExportRow, void, undefined> {
+  if (input.maxRows !== undefined) assertIntegerIn("maxRows", input.maxRows, 1, Number.MAX_SAFE_INTEGER)
+  return db.with(orderRows(db, input, input.maxRows), ORDER_ROWS).stream<OrdersExportRow>(signal)
+}
+
+/** One page of the same rows: up to `limit + 1` from `offset` (the extra row says a next page exists). */
+export async function ordersPage(
+  db: Db,
+  input: DateRange & { region?: string },
+  page: { readonly limit: number; readonly offset: number },
+  signal?: AbortSignal
 ): Promise<OrdersExportRow[]> {
-  const maxRows = input.maxRows ?? 1000
-  assertIntegerIn("maxRows", maxRows, 1, EXPORT_MAX_ROWS)
-  const orders = ordersIn(db, input)
-  return db
-    .with(
-      {
-        // Limit before the join so only maxRows orders are looked up.
-        orders: (input.region === undefined ? orders : orders.where("region", "eq", input.region))
-          .select("order_id", "day", "region", "product_id", "quantity", "amount")
-          .orderBy("order_id")
-          .limit(maxRows),
-        products: db.table("products").select("product_id", "name")
-      },
-      `SELECT o.order_id, o.day, o.region, p.name AS product, o.quantity, o.amount
-       FROM orders o JOIN products p USING (product_id)
-       ORDER BY o.order_id`
-    )
-    .execute<OrdersExportRow>(signal)
+  return db.with(orderRows(db, input), raw(`${ORDER_ROWS} LIMIT ? OFFSET ?`, [page.limit + 1, page.offset])).execute<OrdersExportRow>(signal)
 }
 
 export type TenantSummaryRow = {

@@ -7,7 +7,7 @@
  */
 import { type ParseResult, Schema } from "effect"
 import { REGIONS } from "./dataset.js"
-import { EXPORT_MAX_ROWS, GRANULARITIES, TOP_PRODUCTS_MAX } from "./metrics.js"
+import { GRANULARITIES, TOP_PRODUCTS_MAX } from "./metrics.js"
 
 const DAY_DIGITS = /^(\d{4})-(\d{2})-(\d{2})$/
 
@@ -101,9 +101,16 @@ export const OrdersExportInput = ordered(
   Schema.Struct({
     ...dateRangeFields,
     region: OnlyRegion,
-    maxRows: boundedInt(1, EXPORT_MAX_ROWS, 1000, `At most this many orders, 1 to ${EXPORT_MAX_ROWS}`)
+    maxRows: Schema.optionalWith(
+      Schema.Number.pipe(Schema.int(), Schema.between(1, Number.MAX_SAFE_INTEGER)).annotations({
+        description: "At most this many orders, the oldest; without it, every order of the range"
+      }),
+      { exact: true }
+    )
   })
 )
+
+export const OrdersPageInput = ordered(Schema.Struct({ ...dateRangeFields, region: OnlyRegion }))
 
 export const NoInput = Schema.Struct({})
 
@@ -157,12 +164,18 @@ export const OrderValuePercentilesOutput = rows({
   p99: Money
 })
 
+/**
+ * An integer written inline in JSON Schema, not as a `$ref` to a shared definition: the MCP tool of
+ * a paginated endpoint nests the row schema under `data`, where such a reference no longer resolves.
+ */
+const InlineInt = Schema.Number.pipe(Schema.int())
+
 export const OrdersExportOutput = rows({
-  order_id: Schema.Int,
+  order_id: InlineInt,
   day: DayText,
   region: RegionText,
   product: Schema.String,
-  quantity: Schema.Int,
+  quantity: InlineInt,
   amount: Money
 })
 

@@ -59,6 +59,13 @@ export interface SqlDriver {
    * When `signal` aborts, the statement stops (or never starts) and the promise rejects with `signal.reason`.
    */
   execute(statement: Statement, signal?: AbortSignal): Promise<ReadonlyArray<Row>>
+  /**
+   * The same rows, batch by batch as the database hands them over (a DuckDB chunk, a cursor's
+   * FETCH, a part of the ClickHouse stream), never the whole result at once. The next batch is read
+   * only when the previous one was taken. Ending the iteration early (`return()`) stops the query
+   * and frees its connection; `signal` aborting stops it too, failing with `signal.reason`.
+   */
+  stream(statement: Statement, signal?: AbortSignal): AsyncIterable<ReadonlyArray<Row>>
 }
 
 /**
@@ -102,6 +109,8 @@ export interface Query {
   toSQL(): CompiledQuery
   /** Runs the query; the caller states the row shape it selected. `signal` cancels it (see SqlDriver). */
   execute<T extends Row = Row>(signal?: AbortSignal): Promise<Array<T>>
+  /** Runs the query and gives its rows one by one as the driver streams them (see SqlDriver.stream). */
+  stream<T extends Row = Row>(signal?: AbortSignal): AsyncGenerator<T, void, undefined>
 }
 
 export interface TableQuery extends Query {
@@ -279,6 +288,10 @@ abstract class BaseQuery implements Query {
   async execute<T extends Row = Row>(signal?: AbortSignal): Promise<Array<T>> {
     // The caller names the columns it selected.
     return (await this.driver.execute(this.compile(), signal)) as Array<T>
+  }
+
+  async *stream<T extends Row = Row>(signal?: AbortSignal): AsyncGenerator<T, void, undefined> {
+    for await (const batch of this.driver.stream(this.compile(), signal)) yield* batch as ReadonlyArray<T>
   }
 }
 

@@ -82,6 +82,30 @@ export const loadChdb = (): NonNullable<typeof loaded> => {
 /** ClickHouse's string literal: chDB's file() takes no parameters. */
 const stringLiteral = (text: string): string => `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`
 
+/** Rows per page of a chDB stream by default: each page is one query, so few pages, each a few MB of JSON. */
+export const CHDB_PAGE_ROWS = 50_000
+
+type Run = (sql: string, params: Readonly<Record<string, SqlValue>>, signal?: AbortSignal) => Promise<ReadonlyArray<Row>>
+
+/**
+ * A statement's rows page by page: the statement runs once per page, wrapped with LIMIT and OFFSET
+ * (so the statement needs an ORDER BY that sets each row's place). chDB has a streamed read
+ * (`queryStreamBind`), but it does not take its turn with the parameterized queries chDB runs one
+ * at a time in a process (those it runs side by side can wrongly bind each other's values), and a
+ * session holds one stream at a time: pages keep every query in that line. Ending the iteration
+ * runs no further page; a page already running finishes in the engine, unread.
+ */
+async function* pages(run: Run, pageRows: number, sql: string, params: Readonly<Record<string, SqlValue>>, signal: AbortSignal | undefined): AsyncGenerator<ReadonlyArray<Row>, void, undefined> {
+  const paged = `SELECT * FROM (${sql}) LIMIT {page_rows:UInt64} OFFSET {page_offset:UInt64}`
+  for (let offset = 0; ; offset += pageRows) {
+    const rows = await run(paged, { ...params, page_rows: pageRows, page_offset: offset }, signal).catch((error: unknown) => {
+      throw signal?.aborted ? signal.reason : error
+    })
+    if (rows.length > 0) yield rows
+    if (rows.length < pageRows) return
+  }
+}
+
 export interface EmbeddedClickHouse {
   /** Runs the driver's SQL with `queryBindAsync`, off the event loop, JSON output. */
   readonly executor: ClickHouseExecutor
@@ -92,12 +116,13 @@ export interface EmbeddedClickHouse {
 }
 
 /**
- * Opens a chDB session on `path` (default: a temporary directory removed on close). chDB binds
+ * Opens a chDB session on `path` (default: a temporary directory removed on close); its streams
+ * read `pageRows` rows per page. chDB binds
  * parameterized queries one at a time in a process, so concurrent requests queue for the engine,
  * each query still using all cores inside it. A request that ends leaves the queue (its query
  * never starts); one already running finishes in the engine, unread.
  */
-export const openChdb = async (path?: string): Promise<EmbeddedClickHouse> => {
+export const openChdb = async (path?: string, { pageRows = CHDB_PAGE_ROWS }: { readonly pageRows?: number } = {}): Promise<EmbeddedClickHouse> => {
   const { chdb, version } = loadChdb()
   const session = new chdb.Session(path, {
     connectionArgs: Object.entries(JSON_SETTINGS).map(([name, value]) => `--${name}=${value}`)
@@ -111,6 +136,7 @@ export const openChdb = async (path?: string): Promise<EmbeddedClickHouse> => {
   return {
     executor: {
       query: run,
+      stream: (sql, params, signal) => pages(run, pageRows, sql, params, signal),
       close: async () => session.close()
     },
     target: {

@@ -8,12 +8,12 @@
  * here hand-written SQL is trusted as reviewed code. Datasets run their compiled statements,
  * already written with typed parameters, on either executor (clickHouseSqlExecutor).
  */
-import type { ClickHouseClient } from "@clickhouse/client"
+import type { ClickHouseClient, ClickHouseSettings } from "@clickhouse/client"
 import { cancellable } from "../analytics/cancel.js"
 import { type Column, columnTypeIn, type DatasetTarget } from "../analytics/copyDataset.js"
 import type { TableName } from "../analytics/dataset.js"
 import { exactNumber, withoutTrailingZeros } from "../analytics/jsonValues.js"
-import type { Json, Row, SqlDriver, SqlValue } from "../analytics/sql.js"
+import type { Json, Row, SqlDriver, SqlValue, Statement } from "../analytics/sql.js"
 import { CLICKHOUSE_SQL, renderPlaceholders } from "../analytics/sqlText.js"
 import type { SqlExecutor, SqlParam, SqlStatement } from "queryserve"
 
@@ -24,6 +24,8 @@ export interface ClickHouseExecutor {
    * its rows, converted by rowsFromJson. When `signal` aborts, it stops waiting for them.
    */
   query(sql: string, params: Readonly<Record<string, SqlValue>>, signal?: AbortSignal): Promise<ReadonlyArray<Row>>
+  /** The same rows batch by batch (see SqlDriver.stream): ending the iteration early stops the query. */
+  stream(sql: string, params: Readonly<Record<string, SqlValue>>, signal?: AbortSignal): AsyncIterable<ReadonlyArray<Row>>
   close(): Promise<void>
 }
 
@@ -86,12 +88,84 @@ export const rowsFromJson = ({ meta = [], data }: ClickHouseJson): ReadonlyArray
   return data
 }
 
-/** A ClickHouse server, through `@clickhouse/client`. */
-export const serverExecutor = (client: ClickHouseClient): ClickHouseExecutor => ({
+/**
+ * Reads JSONCompactEachRowWithNamesAndTypes, one line at a time: the names, then the types, then
+ * the rows, each an array of values; gives each row as an object converted as rowsFromJson does,
+ * undefined for the two header lines.
+ */
+export const compactRowReader = () => {
+  let names: ReadonlyArray<string> | undefined
+  let converters: ReadonlyArray<Convert | undefined> | undefined
+  return (values: ReadonlyArray<Json>): Row | undefined => {
+    if (names === undefined) {
+      names = values as ReadonlyArray<string>
+      return undefined
+    }
+    if (converters === undefined) {
+      converters = (values as ReadonlyArray<string>).map(converterFor)
+      return undefined
+    }
+    const row: Row = {}
+    names.forEach((name, i) => {
+      const value = values[i] ?? null
+      const convert = converters![i]
+      row[name] = value === null || convert === undefined ? value : convert(value)
+    })
+    return row
+  }
+}
+
+/**
+ * The queries of a ClickHouse server, through `@clickhouse/client`, with `settings` on each: whole
+ * (JSON) or streamed (the client's stream of JSONCompactEachRowWithNamesAndTypes lines, read as the
+ * server sends them). A stream ended early closes its HTTP response and aborts the request; with
+ * `cancel_http_readonly_queries_on_client_close` the server then cancels the query, even one still
+ * computing.
+ */
+export const serverQueries = (client: ClickHouseClient, settings: ClickHouseSettings): Omit<ClickHouseExecutor, "close"> => ({
   query: async (query, query_params, signal) => {
-    const result = await client.query({ query, query_params, format: "JSON", clickhouse_settings: JSON_SETTINGS, abort_signal: signal })
+    const result = await client.query({ query, query_params, format: "JSON", clickhouse_settings: settings, abort_signal: signal })
     return rowsFromJson(await result.json<Row>())
   },
+  stream: async function* (query, query_params, signal) {
+    const request = new AbortController()
+    const leave = (): void => request.abort(signal?.reason)
+    signal?.addEventListener("abort", leave, { once: true })
+    try {
+      signal?.throwIfAborted()
+      const result = await client.query({
+        query,
+        query_params,
+        format: "JSONCompactEachRowWithNamesAndTypes",
+        // Without it the server notices a client gone only when a write fails, after the query has computed its first block.
+        clickhouse_settings: { ...settings, cancel_http_readonly_queries_on_client_close: 1 },
+        abort_signal: request.signal
+      })
+      try {
+        const read = compactRowReader()
+        for await (const lines of result.stream<Array<Json>>()) {
+          const rows: Array<Row> = []
+          for (const line of lines) {
+            const row = read(line.json())
+            if (row !== undefined) rows.push(row)
+          }
+          if (rows.length > 0) yield rows
+        }
+      } finally {
+        result.close()
+      }
+    } catch (error) {
+      throw signal?.aborted ? signal.reason : error
+    } finally {
+      signal?.removeEventListener("abort", leave)
+      request.abort()
+    }
+  }
+})
+
+/** A ClickHouse server, through `@clickhouse/client`. */
+export const serverExecutor = (client: ClickHouseClient): ClickHouseExecutor => ({
+  ...serverQueries(client, JSON_SETTINGS),
   close: () => client.close()
 })
 
@@ -99,17 +173,27 @@ export const serverExecutor = (client: ClickHouseClient): ClickHouseExecutor => 
 export const parameterType = (value: SqlValue): string =>
   typeof value === "string" ? "String" : typeof value === "boolean" ? "Bool" : Number.isInteger(value) ? "Int64" : "Float64"
 
+/** The statement with each `?` turned into a typed parameter `{pN:Type}`, and the values by name. */
+const bindParameters = ({ sql, params }: Statement): { readonly query: string; readonly bound: Record<string, SqlValue> } => {
+  const bound: Record<string, SqlValue> = {}
+  const query = renderPlaceholders(sql, CLICKHOUSE_SQL, params.length, (index) => {
+    const value = params[index]!
+    bound[`p${index}`] = value
+    return `{p${index}:${parameterType(value)}}`
+  })
+  return { query, bound }
+}
+
 export const clickHouseDriver = (executor: ClickHouseExecutor): SqlDriver => ({
   dialect: CLICKHOUSE_SQL,
-  execute: ({ sql, params }, signal) => {
-    const bound: Record<string, SqlValue> = {}
-    const query = renderPlaceholders(sql, CLICKHOUSE_SQL, params.length, (index) => {
-      const value = params[index]!
-      bound[`p${index}`] = value
-      return `{p${index}:${parameterType(value)}}`
-    })
+  execute: (statement, signal) => {
+    const { query, bound } = bindParameters(statement)
     // The executor stops on the signal itself; cancellable makes its failure the signal's reason.
     return cancellable(signal, () => executor.query(query, bound, signal))
+  },
+  stream: (statement, signal) => {
+    const { query, bound } = bindParameters(statement)
+    return executor.stream(query, bound, signal)
   }
 })
 

@@ -11,7 +11,7 @@
 import { createClient } from "@clickhouse/client"
 import { loadDemoDataset } from "../analytics/copyDataset.js"
 import { orderRowsFromEnv } from "../analytics/dataset.js"
-import { launchDemo } from "../analytics/launch.js"
+import { exitIfPortInUse, launchDemo } from "../analytics/launch.js"
 import { createDb } from "../analytics/sql.js"
 import { clickHouseDriver, clickHouseSqlExecutor, clickHouseTarget, serverExecutor } from "./clickhouse.js"
 
@@ -22,6 +22,7 @@ const server = {
   username: process.env.CLICKHOUSE_USER ?? "default",
   password: process.env.CLICKHOUSE_PASSWORD ?? ""
 }
+await exitIfPortInUse()
 const setup = createClient(server)
 await setup.command({ query: `CREATE DATABASE IF NOT EXISTS ${DATABASE}` })
 await setup.close()

@@ -15,8 +15,7 @@
  */
 import type { ClickHouseClient } from "@clickhouse/client"
 import { Forbidden } from "queryserve"
-import type { Row } from "../analytics/sql.js"
-import { type ClickHouseExecutor, JSON_SETTINGS, rowsFromJson } from "./clickhouse.js"
+import { type ClickHouseExecutor, JSON_SETTINGS, serverQueries } from "./clickhouse.js"
 
 /** The custom setting the tenant travels in. */
 export const TENANT_SETTING = "SQL_tenant_id"
@@ -55,14 +54,12 @@ export const tenantSettingExecutor = (
   client: ClickHouseClient,
   tenantId: string | null | undefined,
   setting: string = TENANT_SETTING
-): ClickHouseExecutor => ({
-  query: async (query, query_params, signal) => {
-    if (typeof tenantId !== "string" || tenantId.length === 0) {
+): ClickHouseExecutor => {
+  if (typeof tenantId !== "string" || tenantId.length === 0) {
+    const refuse = (): never => {
       throw new Forbidden({ message: "A tenant is required for this query: the caller has none", reason: "missing_tenant" })
     }
-    const clickhouse_settings = { ...JSON_SETTINGS, [setting]: tenantId }
-    const result = await client.query({ query, query_params, format: "JSON", clickhouse_settings, abort_signal: signal })
-    return rowsFromJson(await result.json<Row>())
-  },
-  close: async () => undefined
-})
+    return { query: async () => refuse(), stream: async function* () { refuse() }, close: async () => undefined }
+  }
+  return { ...serverQueries(client, { ...JSON_SETTINGS, [setting]: tenantId }), close: async () => undefined }
+}

@@ -10,7 +10,7 @@
 import pg from "pg"
 import { loadDemoDataset } from "../analytics/copyDataset.js"
 import { orderRowsFromEnv } from "../analytics/dataset.js"
-import { launchDemo } from "../analytics/launch.js"
+import { exitIfPortInUse, launchDemo } from "../analytics/launch.js"
 import { createDb } from "../analytics/sql.js"
 import { POOL_TIMEOUTS, POSTGRES_ENDPOINTS, postgresDriver, postgresExecutor, postgresTarget } from "./postgres.js"
 
@@ -18,6 +18,7 @@ const SCHEMA = "queryserve_demo"
 
 const connectionString = process.env.DATABASE_URL
 if (connectionString === undefined) throw new Error("set DATABASE_URL, e.g. postgres://user:password@localhost:5432/db")
+await exitIfPortInUse()
 // Every connection reads and writes the demo schema: the database's own tables stay untouched.
 const pool = new pg.Pool({ connectionString, max: 4, ...POOL_TIMEOUTS, options: `-c search_path=${SCHEMA}` })
 // pg emits errors of idle clients (a restarted server, a dropped connection) on the pool; unheard, they end the process.

@@ -13,7 +13,7 @@ import type { AnalyticsEndpoint } from "../analytics/api.js"
 import { cancellable } from "../analytics/cancel.js"
 import { columnTypeIn, type DatasetTarget } from "../analytics/copyDataset.js"
 import { exactNumber, finiteOrNull } from "../analytics/jsonValues.js"
-import type { Row, SqlDriver } from "../analytics/sql.js"
+import type { Row, SqlDriver, Statement } from "../analytics/sql.js"
 import { renderPlaceholders, STANDARD_SQL } from "../analytics/sqlText.js"
 import type { SqlExecutor } from "queryserve"
 
@@ -28,6 +28,7 @@ export const POSTGRES_ENDPOINTS: ReadonlyArray<AnalyticsEndpoint> = [
   "cohortRetention",
   "funnel",
   "ordersExport",
+  "ordersPage",
   "tenantSummary",
   "tenantsOverview"
 ]
@@ -169,30 +170,82 @@ const run = async (pool: pg.Pool, { text, values }: PostgresStatement, signal: A
   }
 }
 
+/** Rows per FETCH from a cursor: a few hundred KB of rows, few round trips. */
+export const CURSOR_BATCH_ROWS = 5_000
+
 /**
- * Runs `$n` statements on pooled clients. A signal that aborts takes a statement out of the pool's
- * line or cancels it in Postgres; errors are classified by classifyPostgresError.
+ * The rows of a statement through a server-side cursor, CURSOR_BATCH_ROWS at a time: Postgres
+ * keeps the result and sends only what each FETCH asks for. A cursor lives in a transaction, so the
+ * client stays checked out until the iteration ends; then ROLLBACK closes the cursor. A FETCH
+ * running when `signal` aborts is cancelled in Postgres, and its client is discarded rather than
+ * pooled (a late cancel could hit its next query).
+ */
+async function* streamRows(pool: pg.Pool, { text, values }: PostgresStatement, signal: AbortSignal | undefined): AsyncGenerator<ReadonlyArray<Row>, void, undefined> {
+  const client = await checkout(pool, signal)
+  client.on("error", reportedByTheQuery)
+  let cancelled = false
+  const cancel = (): void => {
+    cancelled = true
+    cancelBackend(pool.options, client)
+  }
+  const query = (config: pg.QueryConfig) => cancellable(signal, () => client.query(config), cancel)
+  let broken: unknown
+  try {
+    await query({ text: "BEGIN READ ONLY" })
+    await query({ text: `DECLARE queryserve_export NO SCROLL CURSOR FOR ${text}`, values: [...values] })
+    while (true) {
+      const { rows } = await query({ text: `FETCH ${CURSOR_BATCH_ROWS} FROM queryserve_export`, types: rowTypes })
+      if (rows.length > 0) yield rows as Array<Row>
+      if (rows.length < CURSOR_BATCH_ROWS) return
+    }
+  } catch (error) {
+    broken = error
+    throw error
+  } finally {
+    // Ended early or failed: the transaction (and its cursor) goes with a ROLLBACK, or with the connection.
+    if (!cancelled && broken === undefined) await client.query("ROLLBACK").catch((error: unknown) => (broken = error))
+    client.off("error", reportedByTheQuery)
+    client.release(cancelled || broken !== undefined)
+  }
+}
+
+/**
+ * Runs `$n` statements on pooled clients, whole or through a cursor. A signal that aborts takes a
+ * statement out of the pool's line or cancels it in Postgres; errors are classified by
+ * classifyPostgresError.
  */
 const runner = (pool: pg.Pool) => {
   const statementTimeoutMs = Number(pool.options.statement_timeout || 0)
-  return (statement: PostgresStatement, signal: AbortSignal | undefined): Promise<ReadonlyArray<Row>> =>
-    run(pool, statement, signal).catch((error: unknown) => {
-      throw classifyPostgresError(error, statementTimeoutMs)
-    })
+  const classified = (error: unknown): never => {
+    throw classifyPostgresError(error, statementTimeoutMs)
+  }
+  return {
+    execute: (statement: PostgresStatement, signal: AbortSignal | undefined): Promise<ReadonlyArray<Row>> =>
+      run(pool, statement, signal).catch(classified),
+    stream: async function* (statement: PostgresStatement, signal: AbortSignal | undefined): AsyncGenerator<ReadonlyArray<Row>, void, undefined> {
+      try {
+        yield* streamRows(pool, statement, signal)
+      } catch (error) {
+        classified(error)
+      }
+    }
+  }
 }
 
 /** The demo's query helper over `pool`: its `?` placeholders become `$1, $2, ...`. */
 export const postgresDriver = (pool: pg.Pool): SqlDriver => {
-  const execute = runner(pool)
+  const statements = runner(pool)
+  const numbered = ({ sql, params }: Statement): PostgresStatement =>
+    ({ text: renderPlaceholders(sql, STANDARD_SQL, params.length, (index) => `$${index + 1}`), values: params })
   return {
-    execute: ({ sql, params }, signal) =>
-      execute({ text: renderPlaceholders(sql, STANDARD_SQL, params.length, (index) => `$${index + 1}`), values: params }, signal)
+    execute: (statement, signal) => statements.execute(numbered(statement), signal),
+    stream: (statement, signal) => statements.stream(numbered(statement), signal)
   }
 }
 
 /** A dataset's executor over `pool`: the compiled statement's `$n` placeholders go to pg as written. */
 export const postgresExecutor = (pool: pg.Pool): SqlExecutor => {
-  const execute = runner(pool)
+  const { execute } = runner(pool)
   return {
     dialect: "postgres",
     execute: ({ sql, params }, signal) =>

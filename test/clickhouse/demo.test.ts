@@ -1,5 +1,5 @@
 /**
- * The demo on embedded ClickHouse: the ten endpoints served over chDB, each called for every
+ * The demo on embedded ClickHouse: the endpoints served over chDB, each called for every
  * tenant and checked against the same API over DuckDB and independent SQL on the same generated
  * rows; and `DEMO_ENGINE=clickhouse npm start` as a user runs it.
  */
@@ -10,12 +10,15 @@ import { type EmbeddedClickHouse, openChdb } from "../../examples/clickhouse/chd
 import { clickHouseDriver } from "../../examples/clickhouse/clickhouse.js"
 import { ADMIN_KEY, type CrossCheck, itAnswersLikeDuckDb, prepareCrossCheck } from "../demo/support/crossCheck.js"
 import { itRefusesDaysSomeEngineCannotHold } from "../demo/support/dayRange.js"
+import { itExportsAFullYear, itPagesLikeTheExport, observedStreams, startedExport } from "../demo/support/exports.js"
 import { type DemoProcess, startDemo } from "../demo/support/demoProcess.js"
 import { callApi } from "../demo/support/http.js"
 import { METRIC_CASES } from "../demo/support/references.js"
 import { findChdbForTests } from "../support/chdb.js"
 
 const ROWS = 20_000
+/** Pages of a chDB stream, small so that a tenant's year (several thousand orders) takes several. */
+const PAGE_ROWS = 1_000
 /** The started demo only shows that it starts and serves: the cross-check above compares the rows. */
 const STARTED_ROWS = 2_000
 const ENDPOINTS = [...new Set(Object.values(METRIC_CASES).map((metric) => metric.endpoint))]
@@ -27,7 +30,7 @@ describe.skipIf(!available)("the demo API over chDB answers as over DuckDB", () 
   let check: CrossCheck
 
   beforeAll(async () => {
-    clickhouse = await openChdb()
+    clickhouse = await openChdb(undefined, { pageRows: PAGE_ROWS })
     check = await prepareCrossCheck(clickhouse.target, createDb(clickHouseDriver(clickhouse.executor)), undefined, ROWS)
   })
 
@@ -41,6 +44,21 @@ describe.skipIf(!available)("the demo API over chDB answers as over DuckDB", () 
   })
 
   itRefusesDaysSomeEngineCannotHold(() => check)
+
+  itPagesLikeTheExport(() => check.api.baseUrl, 20)
+
+  itExportsAFullYear(() => ({ baseUrl: check.api.baseUrl, db: createDb(clickHouseDriver(clickhouse.executor)) }))
+
+  it("an export ended mid-stream asks for no further page, and the session answers the next query", async () => {
+    const { driver, ends } = observedStreams(clickHouseDriver(clickhouse.executor))
+    const rows = await startedExport(createDb(driver))
+    const left = performance.now()
+    await rows.return()
+    expect(ends).toEqual([{ batches: 1, complete: false, at: expect.any(Number) }])
+    // The contract's 100 ms, with room for a loaded machine.
+    expect(ends[0]!.at - left).toBeLessThan(1_000)
+    expect(await createDb(driver).table("products").select("product_id").limit(1).execute()).toHaveLength(1)
+  })
 
   itAnswersLikeDuckDb(ENDPOINTS, () => check)
 })
@@ -73,10 +91,10 @@ describe.skipIf(!available)("DEMO_ENGINE=clickhouse npm start", () => {
     }
   })
 
-  it("serves all ten endpoints and the orders dataset, and refuses a tenant key on the admin one", async () => {
+  it("serves all eleven endpoints (the ten cross-checked and ordersPage) and the orders dataset, and refuses a tenant key on the admin one", async () => {
     const document = (await callApi(demo.baseUrl, "openapi.json")).json as { paths: Record<string, unknown> }
     expect(Object.keys(document.paths).map((path) => path.slice("/api/analytics/".length)).sort()).toEqual(
-      [...ENDPOINTS, "datasets", "datasets/orders"].sort()
+      [...ENDPOINTS, "ordersPage", "datasets", "datasets/orders"].sort()
     )
     expect((await callApi(demo.baseUrl, "tenantsOverview", { key: ADMIN_KEY })).status).toBe(200)
     expect((await callApi(demo.baseUrl, "tenantsOverview", { key: "demo-acme-key" })).status).toBe(403)

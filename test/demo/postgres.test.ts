@@ -9,6 +9,7 @@ import { POSTGRES_ENDPOINTS, postgresDriver, postgresTarget } from "../../exampl
 import { TENANT_IDS } from "../../examples/analytics/dataset.js"
 import { type CrossCheck, itAnswersLikeDuckDb, prepareCrossCheck } from "./support/crossCheck.js"
 import { itRefusesDaysSomeEngineCannotHold } from "./support/dayRange.js"
+import { itExportsAFullYear, itPagesLikeTheExport, startedExport } from "./support/exports.js"
 import { PLACEHOLDER_VALUE, STANDARD_PLACEHOLDER_CASES } from "./support/placeholderCases.js"
 import { expectOnlyScopedReads, readsThroughEveryKeySpelling, tenantsReadWithRawOr } from "./support/scopeEscapes.js"
 import { findPostgresBin, type PostgresServer, startPostgres } from "../support/postgresServer.js"
@@ -88,6 +89,39 @@ describe.skipIf(skipReason !== undefined)("the demo API over Postgres", () => {
   })
 
   itRefusesDaysSomeEngineCannotHold(() => check)
+
+  itPagesLikeTheExport(() => check.api.baseUrl, 20)
+
+  itExportsAFullYear(() => ({ baseUrl: check.api.baseUrl, db: createDb(postgresDriver(pool)) }))
+
+  /** Other backends of this test's database in a transaction or running a statement. */
+  const busyBackends = async (): Promise<Array<{ state: string; query: string }>> =>
+    (await pool.query(
+      `SELECT state, query FROM pg_stat_activity
+       WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' AND state <> 'idle'`
+    )).rows
+
+  it("reads the export through a cursor, and an export ended mid-stream closes it: no backend is left in its transaction", async () => {
+    const rows = await startedExport(createDb(postgresDriver(pool)))
+    expect(await busyBackends()).toEqual([expect.objectContaining({ state: "idle in transaction", query: expect.stringMatching(/^FETCH \d+ FROM queryserve_export$/) })])
+    await rows.return()
+    expect(await busyBackends()).toEqual([])
+    expect(pool.idleCount).toBe(pool.totalCount)
+  })
+
+  it("an export whose signal aborts mid-stream fails with the signal's reason and leaves no backend busy", async () => {
+    const request = new AbortController()
+    const rows = await startedExport(createDb(postgresDriver(pool)), request.signal)
+    // Read on: the rows the first FETCH gave, then the next FETCH, which the abort stops.
+    const reading = (async () => {
+      for await (const _ of rows) {}
+    })()
+    request.abort(new Error("client left"))
+    await expect(reading).rejects.toThrow("client left")
+    const until = Date.now() + 2_000
+    while ((await busyBackends()).length > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(await busyBackends()).toEqual([])
+  })
 
   itAnswersLikeDuckDb(POSTGRES_ENDPOINTS, () => check)
 })

@@ -35,6 +35,7 @@ const TENANT_TOOLS = [
   "cohortRetention",
   "funnel",
   "ordersExport",
+  "ordersPage",
   "tenantSummary",
   "list_datasets",
   "describe_dataset",
