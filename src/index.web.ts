@@ -15,6 +15,8 @@ export { createApiKeyStrategy, createBearerTokenStrategy } from "./facade/creden
 export type { ApiKeyStrategyOptions, BearerTokenStrategyOptions } from "./facade/credentialStrategies.js"
 export type { DirectExecuteOptions, QueryFactory, QueryObjectConfig, StandaloneQuery } from "./facade/standaloneQuery.js"
 export type { QueryInput, QueryOutput } from "./facade/types.js"
+export { rowBatches } from "./stages/rowSource.js"
+export type { BatchSource } from "./stages/rowSource.js"
 
 export { buildOpenApiDocument } from "./openapi/document.js"
 export type { OpenApiDocument, OpenApiOperation } from "./openapi/document.js"

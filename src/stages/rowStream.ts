@@ -9,7 +9,7 @@ import { andThen, type MaybePromise, isPromiseLike } from "../domain/maybePromis
 import type { CompiledSchema } from "../domain/schema.js"
 import { TransportRequest } from "../domain/transportRequest.js"
 import type { RowWriter } from "./formats.js"
-import { isRowSource, type RowSource, rowIterator } from "./rowSource.js"
+import { batchesOf, isRowSource, type RowSource, rowIterator } from "./rowSource.js"
 
 /** How a streamed answer ended: every row sent, or cut by an error, the client leaving or a timeout. */
 interface StreamOutcome {
@@ -20,6 +20,19 @@ interface StreamOutcome {
 
 const DONE: IteratorResult<unknown> = { done: true, value: undefined }
 
+/** What `takeBuffered` gives when no row of a batch is waiting. */
+export const NOTHING_BUFFERED: unique symbol = Symbol("queryserve.nothingBuffered")
+
+/** How the rows of a stream are checked against the declared output: one row, or a batch at once. */
+export interface RowEncoding {
+  readonly row: (row: unknown) => MaybePromise<unknown>
+  readonly rows: (rows: ReadonlyArray<unknown>) => MaybePromise<unknown>
+}
+
+const EMPTY: ReadonlyArray<unknown> = []
+
+const notABatch = (): TypeError => new TypeError("A source made by rowBatches gave a batch that is not an array of rows")
+
 /** Chunks handed to the transport are about this many characters: one write per batch of small rows. */
 const CHUNK_CHARS = 16 * 1024
 
@@ -27,6 +40,11 @@ export class RowStream implements AsyncIterable<unknown> {
   /** Rows read so far. */
   rows = 0
   private readonly iterator: AsyncIterator<unknown>
+  /** Whether the iterator gives batches of rows (a source made by `rowBatches`) rather than rows. */
+  private readonly batched: boolean
+  /** The rows of the batch being read, checked already, and the next one's index. */
+  private buffer: ReadonlyArray<unknown> = EMPTY
+  private index = 0
   private outcome: StreamOutcome | undefined = undefined
   private readonly listeners: Array<(outcome: StreamOutcome) => void> = []
   /** Rejects the wait for the row being read: how a cancel ends a wait the source would not end. */
@@ -34,8 +52,10 @@ export class RowStream implements AsyncIterable<unknown> {
   /** The request it answers: aborted when the stream is cancelled, so that `ctx.signal` aborts too. */
   request: unknown = undefined
 
-  constructor(source: RowSource, private readonly encodeRow: ((row: unknown) => MaybePromise<unknown>) | undefined) {
-    this.iterator = rowIterator(source)
+  constructor(source: RowSource, private readonly encoding: RowEncoding | undefined) {
+    const batches = batchesOf(source)
+    this.batched = batches !== undefined
+    this.iterator = rowIterator(batches ?? source)
   }
 
   get ended(): boolean {
@@ -54,20 +74,37 @@ export class RowStream implements AsyncIterable<unknown> {
     return this.next().finally(() => signal.removeEventListener("abort", onAbort))
   }
 
-  private async pull(): Promise<IteratorResult<unknown>> {
-    if (this.outcome !== undefined) throw this.outcome.error
-    // A promise of its own per row, not a race with one long-lived promise: that one would keep a
-    // reaction for every row read.
-    const pending = this.iterator.next()
-    const next = await new Promise<IteratorResult<unknown>>((resolve, reject) => {
-      this.rejectWait = reject
-      pending.then(resolve, reject)
-    })
-    this.rejectWait = undefined
-    if (next.done === true) return DONE
+  /** A row of the batch being read, or NOTHING_BUFFERED: the writer takes a batch's rows without a turn per row. */
+  takeBuffered(): unknown {
+    if (this.index >= this.buffer.length || this.outcome !== undefined) return NOTHING_BUFFERED
     this.rows++
-    const value = this.encodeRow === undefined ? next.value : this.encodeRow(next.value)
-    return { done: false, value: isPromiseLike(value) ? await value : value }
+    return this.buffer[this.index++]
+  }
+
+  private async pull(): Promise<IteratorResult<unknown>> {
+    for (;;) {
+      const buffered = this.takeBuffered()
+      if (buffered !== NOTHING_BUFFERED) return { done: false, value: buffered }
+      if (this.outcome !== undefined) throw this.outcome.error
+      // A promise of its own per read, not a race with one long-lived promise: that one would keep
+      // a reaction for every row read.
+      const pending = this.iterator.next()
+      const next = await new Promise<IteratorResult<unknown>>((resolve, reject) => {
+        this.rejectWait = reject
+        pending.then(resolve, reject)
+      })
+      this.rejectWait = undefined
+      if (next.done === true) return DONE
+      if (!this.batched) {
+        this.rows++
+        const value = this.encoding === undefined ? next.value : this.encoding.row(next.value)
+        return { done: false, value: isPromiseLike(value) ? await value : value }
+      }
+      if (!Array.isArray(next.value)) throw notABatch()
+      const rows = this.encoding === undefined ? next.value : this.encoding.rows(next.value)
+      this.buffer = (isPromiseLike(rows) ? await rows : rows) as ReadonlyArray<unknown>
+      this.index = 0
+    }
   }
 
   /** The next row; after the last, the stream ends as complete, and on an error as failed. */
@@ -195,11 +232,15 @@ export const pumpRows = async (
         } else if (batch.length > 0 && flushTimer === undefined) {
           flushTimer = setTimeout(flushLater, 0)
         }
-        waitingSince = performance.now()
-        const next = await stream.next()
-        waitingSince = 0
-        if (next.done === true) break
-        batch += writer.next(next.value)
+        let row = stream.takeBuffered()
+        if (row === NOTHING_BUFFERED) {
+          waitingSince = performance.now()
+          const next = await stream.next()
+          waitingSince = 0
+          if (next.done === true) break
+          row = next.value
+        }
+        batch += writer.next(row)
       }
       if (stream.failure !== undefined) throw stream.failure
       batch += writer.close()
@@ -277,6 +318,8 @@ export const collectRows = async (stream: RowStream, max: number): Promise<{ rea
  * without one. Any other value is encoded as before.
  */
 export const withRowStreams = (output: CompiledSchema, declared: boolean): CompiledSchema => {
-  const encodeRow = declared ? (row: unknown) => andThen(output.encode([row]), (rows) => (rows as ReadonlyArray<unknown>)[0]) : undefined
-  return { ...output, encode: (value) => (isRowSource(value) ? new RowStream(value, encodeRow) : output.encode(value)) }
+  const encoding: RowEncoding | undefined = declared
+    ? { row: (row) => andThen(output.encode([row]), (rows) => (rows as ReadonlyArray<unknown>)[0]), rows: output.encode }
+    : undefined
+  return { ...output, encode: (value) => (isRowSource(value) ? new RowStream(value, encoding) : output.encode(value)) }
 }
