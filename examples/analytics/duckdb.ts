@@ -8,8 +8,13 @@ import {
   DuckDBTypeId,
   JsonDuckDBValueConverter,
   type DuckDBConnection,
+  type DuckDBDateValue,
+  type DuckDBDecimalType,
+  type DuckDBDecimalValue,
   type DuckDBInstance,
   type DuckDBTimestampTZValue,
+  type DuckDBType,
+  type DuckDBValue,
   type DuckDBValueConverter,
   type Json
 } from "@duckdb/node-api"
@@ -171,10 +176,69 @@ async function* streamChunks(connection: DuckDBConnection, { sql, params, checks
   try {
     prepared.bind([...params])
     const result = await prepared.stream()
-    yield* result.yieldConvertedRowObjects(toJson) as AsyncIterable<ReadonlyArray<Row>>
+    const names = result.columnNames()
+    const converters = result.columnTypes().map(columnConverter)
+    for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+      yield rowObjects(chunk.getColumns(), names, converters)
+    }
   } finally {
     prepared.destroySync()
   }
+}
+
+type ColumnConverter = (value: DuckDBValue) => Json
+
+/** Widest DECIMAL whose scaled integer, divided by its power of ten, is the double its text reads as. */
+const EXACT_DECIMAL_DIGITS = 15
+
+/**
+ * toJson for one column, chosen once per result by its type: an export converts millions of values,
+ * and the common types need no converter call each (the same values as toJson gives, tested).
+ */
+const columnConverter = (type: DuckDBType): ColumnConverter => {
+  switch (type.typeId) {
+    case DuckDBTypeId.BOOLEAN:
+    case DuckDBTypeId.TINYINT:
+    case DuckDBTypeId.SMALLINT:
+    case DuckDBTypeId.INTEGER:
+    case DuckDBTypeId.UTINYINT:
+    case DuckDBTypeId.USMALLINT:
+    case DuckDBTypeId.UINTEGER:
+    case DuckDBTypeId.VARCHAR:
+      return (value) => value as Json
+    case DuckDBTypeId.BIGINT:
+      return (value) => (value === null ? null : exactInteger(value as bigint))
+    case DuckDBTypeId.DECIMAL: {
+      const { width, scale } = type as DuckDBDecimalType
+      if (width > EXACT_DECIMAL_DIGITS) break
+      // Both integers are exact doubles and division rounds correctly: the nearest double to the decimal.
+      const divisor = 10 ** scale
+      return (value) => (value === null ? null : Number((value as DuckDBDecimalValue).value) / divisor)
+    }
+    case DuckDBTypeId.DATE: {
+      // A result's dates repeat (an export of a year has 365): each is printed once.
+      const texts = new Map<number, string>()
+      return (value) => {
+        if (value === null) return null
+        const days = (value as DuckDBDateValue).days
+        let text = texts.get(days)
+        if (text === undefined) texts.set(days, (text = String(value)))
+        return text
+      }
+    }
+  }
+  return (value) => toJson(value, type, toJson)
+}
+
+const rowObjects = (columns: ReadonlyArray<ReadonlyArray<DuckDBValue>>, names: ReadonlyArray<string>, converters: ReadonlyArray<ColumnConverter>): ReadonlyArray<Row> => {
+  const count = columns[0]?.length ?? 0
+  const rows: Array<Row> = new Array(count)
+  for (let i = 0; i < count; i++) {
+    const row: Record<string, Json> = {}
+    for (let c = 0; c < names.length; c++) row[names[c]!] = converters[c]!(columns[c]![i]!)
+    rows[i] = row
+  }
+  return rows
 }
 
 /** A driver over one connection, or over a pool of connections to the same database. */

@@ -19,6 +19,7 @@
  *   within that condition and the others (the tenant's) still apply to every row;
  * - a fragment whose parentheses do not balance is refused: it could close the ones around it.
  */
+import { rowBatches } from "queryserve"
 import { scanPlaceholders, type SqlDialect, STANDARD_SQL } from "./sqlText.js"
 
 /** A value bound to a `?` placeholder. */
@@ -290,8 +291,9 @@ abstract class BaseQuery implements Query {
     return (await this.driver.execute(this.compile(), signal)) as Array<T>
   }
 
-  async *stream<T extends Row = Row>(signal?: AbortSignal): AsyncGenerator<T, void, undefined> {
-    for await (const batch of this.driver.stream(this.compile(), signal)) yield* batch as ReadonlyArray<T>
+  stream<T extends Row = Row>(signal?: AbortSignal): AsyncGenerator<T, void, undefined> {
+    // Served as batches: queryserve checks and writes a batch's rows without a turn per row.
+    return rowBatches(this.driver.stream(this.compile(), signal) as AsyncIterable<ReadonlyArray<T>>)
   }
 }
 

@@ -35,6 +35,29 @@ describe("DuckDB's values", () => {
   it.each(VALUE_CASES)("$name", async ({ standard, expected }) => {
     expect(await valueOf(db, standard)).toEqual(expected)
   })
+
+  // A stream converts by column (the common types without a converter call per value): the same values.
+  it.each(VALUE_CASES)("$name, streamed", async ({ standard, expected }) => {
+    const rows: Array<unknown> = []
+    for await (const row of db.with({}, standard).stream()) rows.push(row.v)
+    expect(rows).toEqual([expected])
+  })
+
+  it("streams the values a query returns whole, for decimals of every scale, dates, integers and text", async () => {
+    const connection = await instance.connect()
+    await connection.run(`CREATE TABLE mixed AS SELECT i, CAST(i * 7919 % 1000003 - 500000 AS BIGINT) * 9007199 AS big,
+        CAST((i * 7919 % 1000003 - 500000) / 100 AS DECIMAL(12,2)) AS amount,
+        CAST((i * 104729 % 999983) / 1e9 AS DECIMAL(15,14)) AS small, CAST(i AS DECIMAL(18,3)) / 7 AS wide,
+        DATE '1969-12-25' + CAST(i % 400 AS INTEGER) AS day, CAST(i AS VARCHAR) || ',"x' AS label,
+        CASE WHEN i % 5 = 0 THEN NULL ELSE i % 3 = 0 END AS flag
+      FROM range(6000) t(i)`)
+    connection.closeSync()
+    const query = () => db.with({ m: db.table("mixed").select("i", "big", "amount", "small", "wide", "day", "label", "flag") }, "SELECT * FROM m ORDER BY i")
+    const streamed: Array<unknown> = []
+    for await (const row of query().stream()) streamed.push(row)
+    expect(streamed).toEqual(await query().execute())
+    expect(streamed).toHaveLength(6000)
+  })
 })
 
 const bin = findPostgresBinForTests("Postgres values")
@@ -59,4 +82,12 @@ describe.skipIf(bin === undefined)("Postgres' values", () => {
   it.each(VALUE_CASES)("$name", async ({ standard, expected }) => {
     expect(await valueOf(db, standard)).toEqual(expected)
   })
+
+  // A stream converts by column (the common types without a converter call per value): the same values.
+  it.each(VALUE_CASES)("$name, streamed", async ({ standard, expected }) => {
+    const rows: Array<unknown> = []
+    for await (const row of db.with({}, standard).stream()) rows.push(row.v)
+    expect(rows).toEqual([expected])
+  })
+
 })
