@@ -174,9 +174,7 @@ const analyticsQueries = (query: ProcedureRoot) => {
         "Every order of the range, oldest first, streamed row by row: ask for CSV with `Accept: text/csv` or the `.csv` route. " +
           "Leaving early stops the database query."
       )
-      // queryserve serves the stream row by row, each row checked as an element of the output array,
-      // but its types want the array itself from the handler: hence the cast.
-      .query(({ input, ctx }) => metrics.ordersExport(ctx.db, input, ctx.signal) as unknown as Promise<typeof schemas.OrdersExportOutput.Type>),
+      .query(({ input, ctx }) => metrics.ordersExport(ctx.db, input, ctx.signal)),
 
     ordersPage: query
       .tag("Export")

@@ -164,18 +164,12 @@ export const OrderValuePercentilesOutput = rows({
   p99: Money
 })
 
-/**
- * An integer written inline in JSON Schema, not as a `$ref` to a shared definition: the MCP tool of
- * a paginated endpoint nests the row schema under `data`, where such a reference no longer resolves.
- */
-const InlineInt = Schema.Number.pipe(Schema.int())
-
 export const OrdersExportOutput = rows({
-  order_id: InlineInt,
+  order_id: Schema.Int,
   day: DayText,
   region: RegionText,
   product: Schema.String,
-  quantity: InlineInt,
+  quantity: Schema.Int,
   amount: Money
 })
 

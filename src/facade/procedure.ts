@@ -30,8 +30,10 @@ interface PagedOutput<TOut> {
 type Declared<TOut, D> = TOut extends PagedOutput<infer _T> ? PagedOutput<D> : D
 
 type HandlerOutput<TOut> = TOut extends PagedOutput<infer T> ? HandlerOutput<T>
-  : TOut extends DeclaredOutput<infer H, infer _W> ? H
+  : TOut extends DeclaredOutput<infer H, infer _W> ? H | StreamOf<H>
   : unknown
+/** A declared array may also come as a stream of its elements: the runtime checks each row as it is served. */
+type StreamOf<H> = H extends ReadonlyArray<infer Row> ? AsyncIterable<Row> | ReadableStream<Row> : never
 type WireOutput<TOut, R> = TOut extends PagedOutput<infer T> ? PageOf<WireOutput<T, R>>
   : TOut extends DeclaredOutput<infer _H, infer W> ? W
   : StreamedRows<ResultValue<R>>

@@ -138,6 +138,22 @@ const PAGE_SCHEMA = {
   }
 }
 
+/**
+ * The page's schema, the rows' schema as its `data`. The rows' definitions move to the root, where
+ * their `#/$defs/...` references resolve; `$schema` and `$id` are for a root only (a nested `$id`
+ * would even change what the references resolve against).
+ */
+const pageSchema = (rows: JsonSchema | undefined): JsonSchema => {
+  const { $schema: _dialect, $id: _id, $defs, definitions, ...data } = rows ?? { type: "array" }
+  return {
+    type: "object",
+    required: ["data", "page"],
+    properties: { data, page: PAGE_SCHEMA },
+    ...($defs === undefined ? {} : { $defs }),
+    ...(definitions === undefined ? {} : { definitions })
+  }
+}
+
 /** The endpoint's output as the `data` of a page. */
 export const pagedOutput = (output: CompiledSchema): CompiledSchema => {
   let jsonSchema: JsonSchema | undefined
@@ -149,12 +165,7 @@ export const pagedOutput = (output: CompiledSchema): CompiledSchema => {
       return andThen(output.encode(value.data), (data) => ({ data, page }))
     },
     coerce: output.coerce,
-    jsonSchema: () =>
-      (jsonSchema ??= {
-        type: "object",
-        required: ["data", "page"],
-        properties: { data: output.jsonSchema() ?? { type: "array" }, page: PAGE_SCHEMA }
-      } as JsonSchema)
+    jsonSchema: () => (jsonSchema ??= pageSchema(output.jsonSchema()))
   }
 }
 
