@@ -36,6 +36,16 @@ export interface MetricCase {
   readonly reference: (query: SqlQuery, tenant: string | null) => Promise<Rows>
 }
 
+/** The oldest `count` orders of the range, as ordersExport and ordersPage give them. */
+const firstOrders = (query: SqlQuery, tenant: string | null, count: number): Promise<Rows> =>
+  query(
+    `SELECT o.order_id, o.day, o.region, p.name AS product, o.quantity, o.amount
+     FROM orders o JOIN products p ON p.product_id = o.product_id
+     WHERE ($tenant::VARCHAR IS NULL OR o.tenant_id = $tenant) AND o.${IN_RANGE}
+     ORDER BY o.order_id LIMIT ${count}`,
+    { tenant, ...RANGE }
+  )
+
 export const METRIC_CASES: Readonly<Record<string, MetricCase>> = {
   revenueByDay: {
     endpoint: "revenueByDay",
@@ -146,14 +156,7 @@ export const METRIC_CASES: Readonly<Record<string, MetricCase>> = {
   ordersExport: {
     endpoint: "ordersExport",
     input: { ...RANGE, maxRows: 40 },
-    reference: (query, tenant) =>
-      query(
-        `SELECT o.order_id, o.day, o.region, p.name AS product, o.quantity, o.amount
-         FROM orders o JOIN products p ON p.product_id = o.product_id
-         WHERE ($tenant::VARCHAR IS NULL OR o.tenant_id = $tenant) AND o.${IN_RANGE}
-         ORDER BY o.order_id LIMIT 40`,
-        { tenant, ...RANGE }
-      )
+    reference: (query, tenant) => firstOrders(query, tenant, 40)
   },
   tenantSummary: {
     endpoint: "tenantSummary",
@@ -183,3 +186,15 @@ export const METRIC_CASES: Readonly<Record<string, MetricCase>> = {
       )
   }
 }
+
+/** Endpoints that answer a page (`{ data, page }`): the reference is the first page's `data`. */
+export const PAGED_CASES: Readonly<Record<string, MetricCase>> = {
+  ordersPage: {
+    endpoint: "ordersPage",
+    input: { ...RANGE, limit: 40 },
+    reference: (query, tenant) => firstOrders(query, tenant, 40)
+  }
+}
+
+/** Every case a tenant suite sends: the metrics and the first page of each paged endpoint. */
+export const TENANT_CASES: Readonly<Record<string, MetricCase>> = { ...METRIC_CASES, ...PAGED_CASES }

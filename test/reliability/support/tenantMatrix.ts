@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createDemoDatabase, type DemoDatabase } from "../../../examples/analytics/dataset.js"
-import { METRIC_CASES, type MetricCase, sqlOn } from "../../demo/support/references.js"
+import { type MetricCase, sqlOn, TENANT_CASES } from "../../demo/support/references.js"
 import { figure } from "./report.js"
 import { DEFAULT_TARGET, startTarget, type Target } from "./target.js"
 import { ADMIN_KEY, AUTH_FAILURE_LIMIT, TENANT_IDS, TENANT_KEYS, type TenantId } from "./targetConfig.js"
@@ -84,7 +84,7 @@ const fromAddress = (round: number, index: number): Readonly<Record<string, stri
 const probes = (tokens: Tokens, round: number): ReadonlyArray<Probe> =>
   TENANT_IDS.flatMap((tenant, index) => {
     const other = TENANT_IDS[(index + 1) % TENANT_IDS.length]!
-    return Object.entries(METRIC_CASES).flatMap(([caseName, metric]) =>
+    return Object.entries(TENANT_CASES).flatMap(([caseName, metric]) =>
       callers(tenant, other, tokens, metric).flatMap((caller) =>
         (POST_ENDPOINTS.has(metric.endpoint) ? (["GET", "POST"] as const) : (["GET"] as const)).map((method) => ({
           label: caller.label,
@@ -141,7 +141,7 @@ export const tenantMatrixSuite = ({ rounds, generatedCases, engine = "duckdb", r
     it("covers every endpoint the demo serves", async () => {
       const document = (await (await fetch(`${origin("demo")}${BASE_PATH}/openapi.json`)).json()) as { paths: Record<string, unknown> }
       const served = Object.keys(document.paths).map((path) => path.slice(`${BASE_PATH}/`.length))
-      const covered = Object.values(METRIC_CASES).map((metric) => metric.endpoint)
+      const covered = Object.values(TENANT_CASES).map((metric) => metric.endpoint)
       expect(new Set(covered)).toEqual(new Set(served))
     })
 
@@ -157,7 +157,7 @@ export const tenantMatrixSuite = ({ rounds, generatedCases, engine = "duckdb", r
         sent += matrix.length
       }
       const matrix = probes(tokens, 0)
-      const endpoints = new Set(Object.values(METRIC_CASES).map((metric) => metric.endpoint)).size
+      const endpoints = new Set(Object.values(TENANT_CASES).map((metric) => metric.endpoint)).size
       const authPaths = new Set(matrix.map((probe) => probe.label)).size
       const guesses = await Promise.all(TENANT_IDS.map((tenant) => guessing(origin("demo"), tenant)))
       const guessed = [...Array(AUTH_FAILURE_LIMIT.max).fill(401), 429, 200]

@@ -3,7 +3,7 @@
  * judging the answer against SQL written straight against the tables, per tenant.
  */
 import { isDeepStrictEqual } from "node:util"
-import { METRIC_CASES, type Rows, type SqlQuery } from "../../demo/support/references.js"
+import { type Rows, type SqlQuery, TENANT_CASES } from "../../demo/support/references.js"
 
 /** The answer a probe is due: a tenant's rows (or every tenant's), or an error with its reason. */
 export type Expected =
@@ -41,6 +41,13 @@ export const send = async (origin: string, probe: Probe): Promise<Outcome> => {
   return { status: response.status, json: await response.json(), cacheHit: response.headers.get("x-cache") === "HIT" }
 }
 
+/** The rows of an answer: the answer itself, or a page's `data`; none for anything else. */
+const rowsOf = (json: unknown): ReadonlyArray<unknown> => {
+  if (Array.isArray(json)) return json
+  const data = (json as { data?: unknown } | null)?.data
+  return Array.isArray(data) ? data : []
+}
+
 /** A row as text that does not depend on the order of its columns. */
 const rowKey = (row: unknown): string =>
   JSON.stringify(typeof row === "object" && row !== null ? Object.entries(row).sort(([a], [b]) => a.localeCompare(b)) : row)
@@ -68,7 +75,7 @@ export class References {
     const key = `${caseName}/${tenant}`
     let rows = this.cache.get(key)
     if (rows === undefined) {
-      rows = METRIC_CASES[caseName]!.reference(this.query, tenant === "all" ? null : tenant)
+      rows = TENANT_CASES[caseName]!.reference(this.query, tenant === "all" ? null : tenant)
       this.cache.set(key, rows)
     }
     return rows
@@ -90,14 +97,14 @@ export class Verdicts {
         ("reason" in expected ? error?.details?.reason === expected.reason : error?.type === expected.type)
       if (!matches) this.unexpected.push(`${describeProbe}: ${outcome.status} ${JSON.stringify(outcome.json).slice(0, 200)}`)
       // An error answer has no rows; a 200 where an error was due is counted as wholly foreign.
-      if (outcome.status === 200 && Array.isArray(outcome.json)) this.crossTenantRows += outcome.json.length
+      if (outcome.status === 200) this.crossTenantRows += rowsOf(outcome.json).length
       return
     }
     const rows = await references.rows(probe.caseName, expected.rowsOf)
-    const answer = Array.isArray(outcome.json) ? outcome.json : []
+    const answer = rowsOf(outcome.json)
     this.rowsChecked += answer.length
     this.crossTenantRows += foreignRows(answer, rows)
-    if (outcome.status !== 200 || !isDeepStrictEqual(outcome.json, rows)) {
+    if (outcome.status !== 200 || !isDeepStrictEqual(answer, rows)) {
       this.unexpected.push(`${describeProbe}: ${outcome.status}, ${answer.length} rows instead of ${rows.length}`)
     }
   }
