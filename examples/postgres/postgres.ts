@@ -152,7 +152,12 @@ interface PostgresStatement {
   readonly values: ReadonlyArray<unknown>
 }
 
-const run = async (pool: pg.Pool, { text, values }: PostgresStatement, signal: AbortSignal | undefined): Promise<ReadonlyArray<Row>> => {
+/**
+ * A pooled client checked out for one statement or one cursor: its queries are cancelled in
+ * Postgres when `signal` aborts, and `release` discards a client a cancel may still reach (or one
+ * left broken) rather than pooling it.
+ */
+const checkedOut = async (pool: pg.Pool, signal: AbortSignal | undefined) => {
   const client = await checkout(pool, signal)
   client.on("error", reportedByTheQuery)
   let cancelled = false
@@ -160,13 +165,26 @@ const run = async (pool: pg.Pool, { text, values }: PostgresStatement, signal: A
     cancelled = true
     cancelBackend(pool.options, client)
   }
+  return {
+    client,
+    get cancelled() {
+      return cancelled
+    },
+    query: (config: pg.QueryConfig) => cancellable(signal, () => client.query(config), cancel),
+    release: (broken: boolean): void => {
+      client.off("error", reportedByTheQuery)
+      // A cancel may still be on its way: the next query on this backend could be the one it cancels.
+      client.release(cancelled || broken)
+    }
+  }
+}
+
+const run = async (pool: pg.Pool, { text, values }: PostgresStatement, signal: AbortSignal | undefined): Promise<ReadonlyArray<Row>> => {
+  const session = await checkedOut(pool, signal)
   try {
-    const query = () => client.query({ text, values: [...values], types: rowTypes })
-    return (await cancellable(signal, query, cancel)).rows as Array<Row>
+    return (await session.query({ text, values: [...values], types: rowTypes })).rows as Array<Row>
   } finally {
-    client.off("error", reportedByTheQuery)
-    // A cancel may still be on its way: the next query on this backend could be the one it cancels.
-    client.release(cancelled)
+    session.release(false)
   }
 }
 
@@ -181,20 +199,13 @@ export const CURSOR_BATCH_ROWS = 5_000
  * pooled (a late cancel could hit its next query).
  */
 async function* streamRows(pool: pg.Pool, { text, values }: PostgresStatement, signal: AbortSignal | undefined): AsyncGenerator<ReadonlyArray<Row>, void, undefined> {
-  const client = await checkout(pool, signal)
-  client.on("error", reportedByTheQuery)
-  let cancelled = false
-  const cancel = (): void => {
-    cancelled = true
-    cancelBackend(pool.options, client)
-  }
-  const query = (config: pg.QueryConfig) => cancellable(signal, () => client.query(config), cancel)
+  const session = await checkedOut(pool, signal)
   let broken: unknown
   try {
-    await query({ text: "BEGIN READ ONLY" })
-    await query({ text: `DECLARE queryserve_export NO SCROLL CURSOR FOR ${text}`, values: [...values] })
+    await session.query({ text: "BEGIN READ ONLY" })
+    await session.query({ text: `DECLARE queryserve_export NO SCROLL CURSOR FOR ${text}`, values: [...values] })
     while (true) {
-      const { rows } = await query({ text: `FETCH ${CURSOR_BATCH_ROWS} FROM queryserve_export`, types: rowTypes })
+      const { rows } = await session.query({ text: `FETCH ${CURSOR_BATCH_ROWS} FROM queryserve_export`, types: rowTypes })
       if (rows.length > 0) yield rows as Array<Row>
       if (rows.length < CURSOR_BATCH_ROWS) return
     }
@@ -203,9 +214,8 @@ async function* streamRows(pool: pg.Pool, { text, values }: PostgresStatement, s
     throw error
   } finally {
     // Ended early or failed: the transaction (and its cursor) goes with a ROLLBACK, or with the connection.
-    if (!cancelled && broken === undefined) await client.query("ROLLBACK").catch((error: unknown) => (broken = error))
-    client.off("error", reportedByTheQuery)
-    client.release(cancelled || broken !== undefined)
+    if (!session.cancelled && broken === undefined) await session.client.query("ROLLBACK").catch((error: unknown) => (broken = error))
+    session.release(broken !== undefined)
   }
 }
 
