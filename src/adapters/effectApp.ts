@@ -171,6 +171,20 @@ const streamedRows = (request: HttpServerRequest.HttpServerRequest, streamed: St
   )
 }
 
+/**
+ * On a fetch-based server the client leaving aborts the web Request's signal, and a body nobody
+ * began to read would never end its iteration: the rows' stream is cancelled then. (On Node the
+ * server always runs the body, and its failed writes end it.)
+ */
+const endWhenClientLeaves = (request: HttpServerRequest.HttpServerRequest, streamed: StreamedBody): void => {
+  const signal = (request.source as { readonly signal?: unknown } | null)?.signal
+  if (!(signal instanceof AbortSignal)) return
+  const leave = () => streamed.stream.cancel(new ClientClosed())
+  if (signal.aborted) return leave()
+  signal.addEventListener("abort", leave, { once: true })
+  streamed.stream.onEnd(() => signal.removeEventListener("abort", leave))
+}
+
 const toHttpServerResponse = (response: ServeResponse, request: HttpServerRequest.HttpServerRequest): HttpServerResponse.HttpServerResponse => {
   const omitted = (response as HeadResponse)[HEAD_OF]
   if (typeof omitted === "string") return headResponse(response, omitted)
@@ -179,9 +193,9 @@ const toHttpServerResponse = (response: ServeResponse, request: HttpServerReques
   if (response.body === null && streamed === undefined) return HttpServerResponse.empty({ status: response.status, headers: response.headers })
   const { "content-type": contentType, ...headers } = response.headers
   const options = { status: response.status, headers, contentType }
-  return streamed === undefined
-    ? HttpServerResponse.text(response.body ?? "", options)
-    : HttpServerResponse.stream(streamedRows(request, streamed), options)
+  if (streamed === undefined) return HttpServerResponse.text(response.body ?? "", options)
+  endWhenClientLeaves(request, streamed)
+  return HttpServerResponse.stream(streamedRows(request, streamed), options)
 }
 
 /**

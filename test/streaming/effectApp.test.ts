@@ -83,4 +83,14 @@ describe("streamed answers through toHttpApp on a fetch-based server (HttpApp.to
     expect(probes.big!.signalAborted).toBe(true)
     expect(probes.big!.pulled).toBeLessThan(ROW_COUNT)
   })
+
+  it("ends the generator when the client leaves before its body was read at all", async () => {
+    delete probes.big
+    const client = new AbortController()
+    const response = await handle(new Request("http://localhost/api/analytics/big", { signal: client.signal }))
+    expect(response.status).toBe(200)
+    client.abort()
+    await until(() => probes.big?.finallyAt !== undefined)
+    expect(probes.big!.signalAborted).toBe(true)
+  })
 })
