@@ -36,7 +36,7 @@ export const checkScopeAuthorization = (auth: ServeAuthContext | null, requiredS
   asResult(requiredScopes, "MISSING_SCOPE", () => assertAllScopes(auth, requiredScopes))
 
 /** A caller whose roles and scopes are drawn from the given names. */
-export type TypedAuthContext<TRoles extends string, TScopes extends string> = ServeAuthContext & {
+export interface TypedAuthContext<TRoles extends string, TScopes extends string> extends ServeAuthContext {
   readonly roles?: ReadonlyArray<TRoles>
   readonly scopes?: ReadonlyArray<TScopes>
 }
