@@ -47,7 +47,7 @@ const warnedManual = new Set<string>()
  * request). The global config's own check (`where` not naming a query) says nothing, nor does a query
  * whose own tenant config sets `mode: "manual"`.
  */
-const warnManualMode = (where: string): void => {
+export const warnManualMode = (where: string): void => {
   if (!where.startsWith("query ") || warnedManual.has(where) || warnedManual.size >= 1_000) return
   warnedManual.add(where)
   console.warn(
