@@ -5,10 +5,7 @@
  * client that leaves stops its query; and the demo, loaded and served through the client, answers
  * as over DuckDB.
  */
-import { type ClickHouseClient, ClickHouseError, ClickHouseLogLevel, createClient } from "@clickhouse/client"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { type ClickHouseClient, ClickHouseError, createClient } from "@clickhouse/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createDb } from "../../examples/analytics/sql.js"
 import { clickHouseDriver, clickHouseTarget, serverExecutor } from "../../examples/clickhouse/clickhouse.js"
@@ -16,14 +13,13 @@ import { toServeError } from "../../src/domain/errors.js"
 import { type CrossCheck, itAnswersLikeDuckDb, prepareCrossCheck } from "../demo/support/crossCheck.js"
 import { METRIC_CASES } from "../demo/support/references.js"
 import { findChdbForTests } from "../support/chdb.js"
+import { type ChdbDatabase, QUIET, startChdbDatabase } from "../support/chdbDatabase.js"
 import { type ChdbHttp, startChdbHttp, unescapeParam } from "../support/chdbHttp.js"
 import { settledWithin } from "../support/settledWithin.js"
 
 const ROWS = 20_000
 const DATABASE = "queryserve_demo_test"
 const ENDPOINTS = [...new Set(Object.values(METRIC_CASES).map((metric) => metric.endpoint))]
-/** The client logs every failed request; the tests look at the failures themselves. */
-const QUIET = { log: { level: ClickHouseLogLevel.OFF } }
 
 const available = findChdbForTests("@clickhouse/client against chDB's HTTP front") !== undefined
 
@@ -36,7 +32,7 @@ describe("unescapeParam", () => {
 })
 
 describe.skipIf(!available)("@clickhouse/client against chDB's HTTP front", () => {
-  let directory: string
+  let chdb: ChdbDatabase
   let front: ChdbHttp
   let client: ClickHouseClient
   let check: CrossCheck
@@ -45,20 +41,14 @@ describe.skipIf(!available)("@clickhouse/client against chDB's HTTP front", () =
     (await (await on.query({ query, query_params, format: "JSONEachRow" })).json<Record<string, unknown>>())
 
   beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), "queryserve-chdb-http-"))
-    front = await startChdbHttp(directory)
-    const setup = createClient({ url: front.url, ...QUIET })
-    await setup.command({ query: `CREATE DATABASE ${DATABASE}` })
-    await setup.close()
-    client = createClient({ url: front.url, database: DATABASE, ...QUIET })
+    chdb = await startChdbDatabase(DATABASE)
+    ;({ front, client } = chdb)
     check = await prepareCrossCheck(clickHouseTarget(client), createDb(clickHouseDriver(serverExecutor(client))), undefined, ROWS)
   }, 120_000)
 
   afterAll(async () => {
     await check?.close()
-    await client?.close()
-    await front?.stop()
-    if (directory !== undefined) rmSync(directory, { recursive: true, force: true })
+    await chdb?.close()
   })
 
   it("answers the client's ping", async () => {
@@ -146,7 +136,7 @@ describe.skipIf(!available)("@clickhouse/client against chDB's HTTP front", () =
     })
 
     it("a front that is not there is DATABASE_UNREACHABLE", async () => {
-      const away = await startChdbHttp(directory)
+      const away = await startChdbHttp(chdb.directory)
       const { url } = away
       await away.stop()
       const lost = createClient({ url, ...QUIET })

@@ -3,17 +3,14 @@
  * the test HTTP front of test/support/chdbHttp.ts): a full year of each tenant's orders, counted by
  * the engine, and an export ended mid-stream.
  */
-import { type ClickHouseClient, ClickHouseLogLevel, createClient } from "@clickhouse/client"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import type { ClickHouseClient } from "@clickhouse/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createDb, type Db } from "../../examples/analytics/sql.js"
 import { clickHouseDriver, clickHouseTarget, serverExecutor } from "../../examples/clickhouse/clickhouse.js"
 import { type CrossCheck, prepareCrossCheck } from "../demo/support/crossCheck.js"
 import { itExportsAFullYear, observedStreams, startedExport } from "../demo/support/exports.js"
 import { findChdbForTests } from "../support/chdb.js"
-import { type ChdbHttp, startChdbHttp } from "../support/chdbHttp.js"
+import { type ChdbDatabase, startChdbDatabase } from "../support/chdbDatabase.js"
 
 const ROWS = 20_000
 const DATABASE = "queryserve_export_test"
@@ -21,29 +18,21 @@ const DATABASE = "queryserve_export_test"
 const available = findChdbForTests("the export through @clickhouse/client's stream") !== undefined
 
 describe.skipIf(!available)("the export through @clickhouse/client's stream", () => {
-  let directory: string
-  let front: ChdbHttp
+  let chdb: ChdbDatabase
   let client: ClickHouseClient
   let db: Db
   let check: CrossCheck
 
   beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), "queryserve-chdb-export-"))
-    front = await startChdbHttp(directory)
-    const quiet = { log: { level: ClickHouseLogLevel.OFF } }
-    const setup = createClient({ url: front.url, ...quiet })
-    await setup.command({ query: `CREATE DATABASE ${DATABASE}` })
-    await setup.close()
-    client = createClient({ url: front.url, database: DATABASE, ...quiet })
+    chdb = await startChdbDatabase(DATABASE)
+    client = chdb.client
     db = createDb(clickHouseDriver(serverExecutor(client)))
     check = await prepareCrossCheck(clickHouseTarget(client), db, ["ordersExport"], ROWS)
   }, 120_000)
 
   afterAll(async () => {
     await check?.close()
-    await client?.close()
-    await front?.stop()
-    if (directory !== undefined) rmSync(directory, { recursive: true, force: true })
+    await chdb?.close()
   })
 
   itExportsAFullYear(() => ({ baseUrl: check.api.baseUrl, db }))
